@@ -1,0 +1,51 @@
+"""The one findings stream: every check, in every front-end, yields these."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Severity(StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        return {"error": 0, "warning": 1, "info": 2}[self.value]
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One problem at one place. Severity, fix and spec rule come from the catalog by code."""
+
+    code: str
+    path: str
+    line: int | None
+    message: str
+
+    @property
+    def rule(self):
+        from .catalog import RULES
+
+        return RULES[self.code]
+
+    @property
+    def severity(self) -> Severity:
+        return self.rule.severity
+
+    def sort_key(self) -> tuple:
+        return (self.path, self.line or 0, self.severity.rank, self.code, self.message)
+
+    def as_dict(self) -> dict:
+        rule = self.rule
+        return {
+            "code": self.code,
+            "severity": rule.severity.value,
+            "path": self.path,
+            "line": self.line,
+            "message": self.message,
+            "fix": rule.fix,
+            "spec_rule": rule.spec_rule,
+        }
