@@ -79,6 +79,8 @@ _TABLE: list[tuple] = [
     # --- one episode file ---
     ("invalid-utf8", ERR, "episode", None,
      "the file is not valid UTF-8", "Re-save the file as UTF-8."),
+    ("file-unreadable", ERR, "episode", None,
+     "the file cannot be read", "Check the file's permissions and that it is a regular file."),
     ("bom", WARN, "episode", None,
      "the file starts with a UTF-8 byte order mark", "Re-save the file as UTF-8 without a BOM."),
     ("file-too-large", ERR, "episode", None,

@@ -8,6 +8,7 @@ numbers, and the rest of the file is still read as far as it can be.
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -111,8 +112,6 @@ def _problem(ep: Episode, code: str, line: int | None, message: str) -> None:
 def read_bytes(abs_path: str, max_bytes: int) -> tuple[bytes, int]:
     """Read at most max_bytes + 1 bytes; return them and the file size on disk."""
     with open(abs_path, "rb") as fh:
-        import os
-
         size = os.fstat(fh.fileno()).st_size
         data = fh.read(max_bytes + 1) if size > max_bytes else fh.read()
     return data, size

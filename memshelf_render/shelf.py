@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from . import yamlload
+from .episode import Episode, parse, read_bytes
 from .findings import Finding
 
 MANIFEST = "shelf.yml"
@@ -183,6 +184,22 @@ class Shelf:
     @cached_property
     def layout(self) -> Layout:
         return discover(self.root, self.docs_root, self.archive_docs_root, self.extra_dirs)
+
+    def parse_episode(self, ref: EpisodeRef) -> Episode:
+        """Parse one discovered episode with the shelf's size cap (the one parser)."""
+        cap = self.settings.max_episode_bytes
+        try:
+            data, size = read_bytes(str(self.root / ref.path), cap)
+        except OSError as exc:
+            ep = Episode(ref.path, ref.path.rsplit("/", 1)[-1][:-3], ref.category, ref.archived, readable=False)
+            ep.problems.append(Finding("file-unreadable", ref.path, None, f"cannot be read: {exc.strerror}"))
+            return ep
+        return parse(data, ref.path, category=ref.category, archived=ref.archived, size=size, max_bytes=cap)
+
+    @cached_property
+    def episodes(self) -> list[Episode]:
+        """Every discovered episode (docs, then archive), parsed once."""
+        return [self.parse_episode(ref) for ref in self.layout.episodes]
 
 
 def _scandir(path: Path) -> list[os.DirEntry]:
