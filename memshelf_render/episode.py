@@ -54,6 +54,7 @@ class Episode:
     body_start: int = 0
     sections: list[Section] = field(default_factory=list)
     malformed_headings: list[int] = field(default_factory=list)
+    code_blocks: list[tuple[int, int]] = field(default_factory=list)  # fenced [start, end) line indexes
     problems: list[Finding] = field(default_factory=list)
     readable: bool = True
 
@@ -222,6 +223,7 @@ def _after_title(lines: list[str]) -> int:
 
 def _parse_sections(ep: Episode, lines: list[str]) -> None:
     fence: str | None = None
+    fence_start = 0
     current: Section | None = None
     for idx in range(ep.body_start, len(lines)):
         line = lines[idx]
@@ -229,6 +231,7 @@ def _parse_sections(ep: Episode, lines: list[str]) -> None:
             stripped = line.strip()
             if stripped.startswith(fence) and not stripped.strip(fence[0]):
                 fence = None
+                ep.code_blocks.append((fence_start, idx + 1))
             continue
         if line.startswith("#"):
             if line.startswith("## "):
@@ -244,6 +247,9 @@ def _parse_sections(ep: Episode, lines: list[str]) -> None:
             m = _FENCE_OPEN.match(line)
             if m:
                 fence = m.group(1)
+                fence_start = idx
+    if fence is not None:
+        ep.code_blocks.append((fence_start, len(lines)))
 
 
 def _yaml_message(exc: yaml.MarkedYAMLError) -> str:

@@ -1,0 +1,86 @@
+"""Text that must not sit in an episode: conflict markers and instruction-shaped text.
+
+Instruction-shaped text (prompt injection aimed at a future reader) is a warning in the body,
+where it may be quoted data, and an error in display_title/description, which INDEX shows to
+every future session. Fenced code blocks are data and are not scanned.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from ..episode import Episode
+from ..findings import Finding
+from .context import Context
+
+_MARKER = re.compile(r"^(?:<{7}|>{7}|\|{7})(?: |$)", re.MULTILINE)
+_SEPARATOR = re.compile(r"^=======[ \t]*$", re.MULTILINE)
+
+INSTRUCTION = re.compile(
+    "|".join(
+        [
+            r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|of\s+)*"
+            r"(?:previous|prior|above|earlier|preceding|existing|system|original)\s+"
+            r"(?:instructions?|prompts?|rules|directions|guidelines|context|messages?)",
+            r"\byou\s+(?:must|should|will)\s+now\b",
+            r"\bfrom\s+now\s+on,?\s+(?:you|the\s+assistant|the\s+agent)\b",
+            r"\byou\s+are\s+now\s+(?:a|an|the|in|my)\b",
+            r"\b(?:new|updated|real)\s+(?:system\s+)?instructions\s*:",
+            r"\b(?:reveal|print|show|repeat)\s+(?:your|the)\s+system\s+prompt\b",
+            r"\bdo\s+not\s+(?:tell|inform|alert)\s+the\s+user\b",
+            r"</?\s*(?:system|assistant|user|tool|tool_call|tool_result|function_calls?|invoke|instructions?)\s*>",
+            r"<\|(?:im_start|im_end|system|user|assistant|endoftext)\|>",
+            r"\[/?INST\]|<<\s*/?SYS\s*>>",
+            r"(?:игнорируй|игнорируйте|забудь|забудьте|отбрось|отбросьте)\s+(?:все\s+)?"
+            r"(?:предыдущие|прежние|прошлые|системные)\s+(?:инструкции|указания|правила)",
+            r"\bтеперь\s+ты\s+(?:должен|должна|обязан)\b",
+        ]
+    ),
+    re.IGNORECASE,
+)
+TITLE_FIELDS = ("display_title", "description")
+
+
+def check(ep: Episode, ctx: Context) -> Iterator[Finding]:
+    if not ep.readable:
+        return
+    yield from _conflict_markers(ep)
+    yield from _instructions(ep)
+
+
+def _conflict_markers(ep: Episode) -> Iterator[Finding]:
+    if not _MARKER.search(ep.text):
+        return
+    starts = sorted(m.start() for rx in (_MARKER, _SEPARATOR) for m in rx.finditer(ep.text))
+    for offset in starts:
+        yield Finding("conflict-marker", ep.path, _line(ep, offset),
+                      f"git conflict marker '{ep.text[offset:offset + 7]}'")
+
+
+def _instructions(ep: Episode) -> Iterator[Finding]:
+    title_lines: set[int] = set()
+    if ep.meta is not None:
+        for key in TITLE_FIELDS:
+            value = ep.meta.get(key)
+            if isinstance(value, str) and (m := INSTRUCTION.search(value)):
+                line = ep.line_of(key)
+                if line is not None:
+                    title_lines.add(line)
+                yield Finding("instruction-in-title", ep.path, line,
+                              f"{key} holds instruction-shaped text: '{m.group(0)}'")
+    matches = list(INSTRUCTION.finditer(ep.text))
+    if not matches:
+        return
+    in_code = {i + 1 for start, end in ep.code_blocks for i in range(start, end)}
+    reported: set[int] = set()
+    for m in matches:
+        line = _line(ep, m.start())
+        if line in in_code or line in title_lines or line in reported:
+            continue
+        reported.add(line)
+        yield Finding("instruction-in-body", ep.path, line, f"instruction-shaped text: '{m.group(0)}'")
+
+
+def _line(ep: Episode, offset: int) -> int:
+    return ep.text.count("\n", 0, offset) + 1

@@ -1,0 +1,79 @@
+"""The digest contract (SPEC §3): what every future session reads first must stand alone."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from ..episode import Episode
+from ..findings import Finding
+from .context import Context
+
+MAX_WORDS = 120
+_WE = re.compile(
+    r"(?<!\w)(we['’]re|we['’]ve|we['’]d|we|ours|our|us|мы|нам|нас|нашего|нашему|нашими|наших"
+    r"|нашем|нашею|нашей|нашим|наша|наше|наши|нашу|наш)(?![\w])",
+    re.IGNORECASE,
+)
+_BARE = re.compile(r"(?:^|(?<=[.!?])\s+)(it|this|that|they|these|those|это|эти|они)\b", re.IGNORECASE)
+_CUE = re.compile(r"\b(?:decid|reject|chose|open|todo|verdict|реш|отклон|выбра|открыт|итог)", re.IGNORECASE)
+_CONTENT_WORD = re.compile(r"\w{4,}")
+_STOP = frozenset(
+    "about after again also because been before both could each from have into just like many more "
+    "most much only other over same should some such than that their them then there these they this "
+    "those under very were what when where which while will with would your yours "
+    "без был была были быть все для его если есть или как которая которые который над нее нет них "
+    "она они оно под при про так того тот уже чем что чтобы эта эти это этом этот".split()
+)
+GROUNDING_MIN = 0.20
+
+
+def content_words(text: str) -> set[str]:
+    return {w for w in _CONTENT_WORD.findall(text.lower()) if not w.isdigit() and w not in _STOP}
+
+
+def check(ep: Episode, ctx: Context) -> Iterator[Finding]:
+    if not ctx.memory:
+        return
+    sec = ep.section("digest")
+    if sec is None:
+        return
+    text = ep.section_text(sec)
+    line = sec.line
+    if not text:
+        yield Finding("digest-empty", ep.path, line, "the Digest section has no text")
+        return
+    words = len(text.split())
+    if words > MAX_WORDS:
+        yield Finding("digest-too-long", ep.path, line, f"the digest has {words} words; the limit is {MAX_WORDS}")
+    found = sorted({m.group(1).lower().replace("’", "'") for m in _WE.finditer(text)})
+    if found:
+        yield Finding("digest-referent-we", ep.path, _line_of(ep, sec, _WE),
+                      f"first person plural in the digest: {', '.join(found)}")
+    bare = _BARE.search(text)
+    if bare:
+        yield Finding("digest-referent-bare", ep.path, _line_of(ep, sec, _BARE),
+                      f"a sentence opens with a bare '{bare.group(1)}'")
+    if not _CUE.search(text):
+        yield Finding("digest-thin", ep.path, line, "no decided/rejected/chosen/open/todo/verdict cue in the digest")
+    grounding = _grounding(ep, sec, text)
+    if grounding is not None and grounding < GROUNDING_MIN:
+        yield Finding("digest-ungrounded", ep.path, line,
+                      f"only {round(grounding * 100)}% of the digest's content words occur in the body (minimum 20%)")
+
+
+def _line_of(ep: Episode, sec, regex: re.Pattern[str]) -> int:
+    for idx in range(sec.start, sec.end):
+        if regex.search(ep.lines[idx]):
+            return idx + 1
+    return sec.line
+
+
+def _grounding(ep: Episode, sec, digest_text: str) -> float | None:
+    digest_words = content_words(digest_text)
+    body = ep.lines[ep.body_start : sec.line - 1] + ep.lines[sec.end :]
+    body_words = content_words("\n".join(body))
+    if len(digest_words) < 8 or len(body_words) < 40:
+        return None
+    stems = {w[:5] for w in body_words}
+    return sum(1 for w in digest_words if w[:5] in stems) / len(digest_words)

@@ -1,0 +1,143 @@
+"""`memshelf-bot validate`: every rule over the shelf, or over the changed episodes (PR mode).
+
+PR mode (`changed`) parses only the named episodes and runs the cheap shelf-wide checks they
+need (manifest, settings, config, policy, id uniqueness against every file name); derived-file
+consistency is left out there because derived files lag on a branch by design.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .findings import Finding, Severity
+from .redact import mask
+from .rules import EPISODE_CHECKS, Context, consistency, structure
+from .shelf import EpisodeRef, Shelf, load_shelf
+
+
+@dataclass
+class Report:
+    """The outcome of one validate run; every front-end renders this."""
+
+    root: Path
+    findings: list[Finding] = field(default_factory=list)
+    config_error: bool = False
+    strict: bool = False
+    episodes: int = 0
+
+    @property
+    def counts(self) -> dict[str, int]:
+        counts = {s.value: 0 for s in Severity}
+        for f in self.findings:
+            counts[f.severity.value] += 1
+        return counts
+
+    @property
+    def verdict(self) -> str:
+        if self.config_error:
+            return "config-error"
+        counts = self.counts
+        if counts["error"] or (self.strict and counts["warning"]):
+            return "violations"
+        return "valid"
+
+    @property
+    def exit_code(self) -> int:
+        return {"valid": 0, "violations": 1, "config-error": 2}[self.verdict]
+
+
+def validate_shelf(shelf: Shelf, *, changed: list[str] | None = None) -> list[Finding]:
+    """All findings for a loaded shelf (full mode), or for the changed episodes (PR mode)."""
+    ctx = Context(shelf)
+    findings: list[Finding] = []
+    findings += structure.manifest_checks(ctx)
+    findings += structure.config_checks(ctx)
+    findings += structure.policy_checks(ctx)
+    if changed is None:
+        episodes = shelf.episodes
+        findings += structure.layout_checks(ctx)
+    else:
+        refs = _changed_refs(shelf, changed)
+        episodes = [shelf.parse_episode(ref) for ref in refs]
+        findings += structure.layout_checks(ctx, only={_shelf_relative(shelf.root, c) for c in changed})
+    if shelf.is_memory:
+        for ep in episodes:
+            findings += ep.problems
+            for check in EPISODE_CHECKS:
+                findings += check(ep, ctx)
+        if changed is None:
+            findings += structure.title_checks(ctx, episodes)
+            findings += structure.duplicate_ids(episodes)
+            stems = {ep.stem for ep in episodes}
+            findings += consistency.ledger_checks(ctx, stems)
+            findings += consistency.meta_checks(ctx)
+            findings += consistency.index_checks(ctx)
+        else:
+            findings += structure.duplicate_ids(episodes, _stems_by_id(shelf))
+    return _masked(findings, ctx)
+
+
+def _changed_refs(shelf: Shelf, changed: list[str]) -> list[EpisodeRef]:
+    """The discovered episodes among the changed paths (as given, or relative to the shelf)."""
+    by_path = {ref.path: ref for ref in shelf.layout.episodes}
+    refs: list[EpisodeRef] = []
+    for raw in changed:
+        rel = _shelf_relative(shelf.root, raw)
+        if rel in by_path and by_path[rel] not in refs:
+            refs.append(by_path[rel])
+    return refs
+
+
+def _shelf_relative(root: Path, raw: str) -> str:
+    candidate = Path(raw)
+    if not candidate.is_absolute() and (Path.cwd() / candidate).exists():
+        candidate = Path.cwd() / candidate
+    if candidate.is_absolute():
+        try:
+            return Path(os.path.abspath(candidate)).relative_to(os.path.abspath(root)).as_posix()
+        except ValueError:
+            return raw
+    return candidate.as_posix()
+
+
+def _stems_by_id(shelf: Shelf) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for ref in shelf.layout.episodes:
+        out.setdefault(ref.path.rsplit("/", 1)[-1][:-3], []).append(ref.path)
+    return out
+
+
+def _masked(findings: list[Finding], ctx: Context) -> list[Finding]:
+    """Every message passes through the masker: no output ever carries a secret."""
+    out = []
+    for f in findings:
+        message = mask(f.message, ctx.policy)
+        out.append(f if message == f.message else Finding(f.code, f.path, f.line, message))
+    out.sort(key=Finding.sort_key)
+    return out
+
+
+def run(path: str | Path, *, changed: list[str] | None = None, strict: bool = False) -> Report:
+    shelf, problems = load_shelf(path)
+    report = Report(Path(path), strict=strict)
+    if shelf is None:
+        report.findings = problems
+        report.config_error = True
+        return report
+    report.findings = validate_shelf(shelf, changed=changed)
+    report.episodes = len(shelf.layout.episodes) if changed is None else len(changed)
+    return report
+
+
+def cli_main(args) -> int:
+    from .report import emit, list_rules
+
+    if args.list_rules:
+        list_rules(args.format, sys.stdout)
+        return 0
+    report = run(args.path, changed=args.changed, strict=args.strict)
+    emit(report, args.format, sys.stdout)
+    return report.exit_code
