@@ -49,11 +49,12 @@ def _show(value: Any) -> str:
 
 
 def _yaml_as_line_text(value: Any) -> str | None:
-    """How a YAML scalar would have to be spelled for a line reader to read the same text."""
+    """How a YAML scalar would have to be spelled for a line reader to read the same text;
+    None for values whose type is wrong anyway (a type finding reports those)."""
     if value is None:
         return ""
     if isinstance(value, bool):
-        return None  # true/yes/on read as text, not as a boolean
+        return None
     if isinstance(value, (int, str)):
         return str(value)
     return None
@@ -140,13 +141,10 @@ def _ambiguity(ep: Episode) -> Iterator[Finding]:
             continue
         if not in_raw:
             continue
-        value = meta[key]
-        if isinstance(value, (list, dict)):
-            continue  # a type finding covers it
-        spelled = _yaml_as_line_text(value)
-        if spelled != raw[key]:
+        spelled = _yaml_as_line_text(meta[key])
+        if spelled is not None and spelled != raw[key]:
             yield Finding("frontmatter-ambiguous", ep.path, ep.line_of(key),
-                          f"{key}: YAML reads {_show(value)} but line-based tools read {_show(raw[key])}")
+                          f"{key}: YAML reads {_show(meta[key])} but line-based tools read {_show(raw[key])}")
 
 
 def _dates(ep: Episode, at) -> Iterator[Finding]:
