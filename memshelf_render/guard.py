@@ -1,0 +1,204 @@
+"""The PR guard (SPEC §8): what a change may touch.
+
+A PR may add or modify episodes. Derived paths are the bot's; any other path needs
+`allow_paths`; removing an episode deletes memory (a warning); an added id that already exists on
+the base is a collision; symlinks and submodules are never accepted. `classify` is pure and used
+by the CLI (changes from `git diff`) and by the Action (changes from the PR's file list).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import subprocess
+import sys
+from dataclasses import dataclass, field
+
+from .findings import Finding
+from .shelf import Shelf, load_shelf
+
+MODE_SYMLINK = "120000"
+MODE_SUBMODULE = "160000"
+STATUS = {"A": "added", "M": "modified", "D": "removed", "R": "renamed", "C": "added", "T": "modified"}
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    status: str  # added | modified | removed | renamed
+    path: str  # shelf-relative (or outside the shelf: prefixed with '../')
+    old_path: str | None = None
+    mode: str | None = None  # git file mode on the head side, when known
+
+
+@dataclass
+class GuardResult:
+    added: list[str] = field(default_factory=list)
+    modified: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    derived: list[str] = field(default_factory=list)
+    other: list[str] = field(default_factory=list)
+    allowed: list[str] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def changed_episodes(self) -> list[str]:
+        return self.added + self.modified
+
+    @property
+    def ok(self) -> bool:
+        return not any(f.severity.value == "error" for f in self.findings)
+
+    def as_dict(self) -> dict:
+        return {
+            "ok": self.ok,
+            "episodes": {"added": self.added, "modified": self.modified, "removed": self.removed},
+            "derived": self.derived,
+            "other": self.other,
+            "allowed": self.allowed,
+            "findings": [f.as_dict() for f in self.findings],
+        }
+
+
+def is_episode_path(shelf: Shelf, path: str) -> bool:
+    """`<docs root>/<category>/<name>.md` or the same under the archive."""
+    for base in (shelf.docs_root, shelf.archive_docs_root):
+        prefix = base + "/"
+        if path.startswith(prefix):
+            rest = path[len(prefix):].split("/")
+            return len(rest) == 2 and rest[1].endswith(".md") and rest[1] != "SUBINDEX.md" and not rest[0].startswith(".")
+    return False
+
+
+def _allowed(path: str, patterns: tuple[str, ...] | list[str]) -> bool:
+    return any(fnmatch.fnmatchcase(path, p) or path.startswith(p.rstrip("/") + "/") for p in patterns)
+
+
+def stem(path: str) -> str:
+    return path.rsplit("/", 1)[-1][:-3]
+
+
+def classify(shelf: Shelf, changes: list[Change], *, base_ids: set[str], allow: list[str] | tuple[str, ...] = ()) -> GuardResult:
+    from .derived import is_derived
+
+    result = GuardResult()
+    for ch in changes:
+        if ch.status == "renamed" and ch.old_path:
+            changes_here = [Change("removed", ch.old_path), Change("added", ch.path, mode=ch.mode)]
+        else:
+            changes_here = [ch]
+        for c in changes_here:
+            _classify_one(shelf, c, base_ids, allow, result, is_derived)
+    return result
+
+
+def _classify_one(shelf, c: Change, base_ids, allow, result: GuardResult, is_derived) -> None:
+    path = c.path
+    if c.mode == MODE_SYMLINK and c.status != "removed":
+        result.findings.append(Finding("symlink", path, None, "the change adds a symbolic link"))
+        return
+    if c.mode == MODE_SUBMODULE and c.status != "removed":
+        result.findings.append(Finding("submodule", path, None, "the change adds a submodule"))
+        return
+    if is_derived(path, shelf):
+        result.derived.append(path)
+        result.findings.append(Finding("derived-path-touched", path, None,
+                                       f"{path} is derived: the bot renders it on main ({c.status} here)"))
+        return
+    if is_episode_path(shelf, path):
+        if c.status == "removed":
+            result.removed.append(path)
+            result.findings.append(Finding("episode-removed", path, None, f"episode {stem(path)} is removed"))
+        elif c.status == "added":
+            result.added.append(path)
+            if stem(path) in base_ids:
+                result.findings.append(Finding("id-collision", path, None,
+                                               f"id '{stem(path)}' already exists on the base branch"))
+        else:
+            result.modified.append(path)
+        return
+    if _allowed(path, allow):
+        result.allowed.append(path)
+        return
+    result.other.append(path)
+    result.findings.append(Finding("path-not-allowed", path, None,
+                                   f"{path} is neither an episode nor in allow_paths ({c.status})"))
+
+
+# --- the CLI front-end: changes from git ------------------------------------------------------
+
+
+def _git(shelf: Shelf, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=shelf.root, capture_output=True, check=True).stdout.decode(
+        "utf-8", errors="surrogateescape")
+
+
+def git_changes(shelf: Shelf, base: str, head: str) -> list[Change]:
+    """Changes in base...head (merge-base diff), shelf-relative, with head-side modes."""
+    prefix = _git(shelf, "rev-parse", "--show-prefix").strip()
+    raw = _git(shelf, "diff", "--raw", "-z", "--find-renames", "--no-abbrev", f"{base}...{head}", "--", ":/")
+    fields = raw.split("\0")
+    out: list[Change] = []
+    i = 0
+    while i < len(fields) - 1:
+        meta = fields[i].lstrip(":").split()
+        i += 1
+        letter = meta[4][0]
+        paths = [fields[i]]
+        i += 1
+        if letter in "RC":
+            paths.append(fields[i])
+            i += 1
+        new_mode = meta[1]
+        rel = [_relative(p, prefix) for p in paths]
+        if letter == "R":
+            out.append(Change("renamed", rel[1], old_path=rel[0], mode=new_mode))
+        else:
+            status = STATUS.get(letter, "modified")
+            out.append(Change(status, rel[-1], mode=None if status == "removed" else new_mode))
+    return out
+
+
+def _relative(repo_path: str, prefix: str) -> str:
+    if not prefix:
+        return repo_path
+    return repo_path[len(prefix):] if repo_path.startswith(prefix) else "../" * prefix.count("/") + repo_path
+
+
+def base_episode_ids(shelf: Shelf, base: str) -> set[str]:
+    roots = [shelf.docs_root, shelf.archive_docs_root]
+    listing = _git(shelf, "ls-tree", "-r", "--name-only", "-z", base, "--", *roots)
+    return {stem(p) for p in listing.split("\0") if is_episode_path(shelf, p)}
+
+
+def cli_main(args) -> int:
+    shelf, problems = load_shelf(args.path)
+    if shelf is None:
+        for f in problems:
+            print(f"{f.path}: {f.code}: {f.message}", file=sys.stderr)
+        return 2
+    try:
+        changes = git_changes(shelf, args.base, args.head)
+        base_ids = base_episode_ids(shelf, args.base)
+    except subprocess.CalledProcessError as exc:
+        print(f"git failed: {exc.stderr.decode(errors='replace').strip()}", file=sys.stderr)
+        return 2
+    allow = list(shelf.settings.allow_paths) + list(args.allow or [])
+    result = classify(shelf, changes, base_ids=base_ids, allow=allow)
+    if args.format == "json":
+        json.dump(result.as_dict(), sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    elif args.format == "github":
+        from .report.as_github import annotation
+
+        for f in result.findings:
+            print(annotation({"error": "error", "warning": "warning"}.get(f.severity.value, "notice"),
+                             f.path, None, f"memshelf-bot: {f.code}", f"{f.message}\nfix: {f.rule.fix}"))
+    else:
+        for label, paths in (("added", result.added), ("modified", result.modified), ("removed", result.removed),
+                             ("derived", result.derived), ("other", result.other), ("allowed", result.allowed)):
+            for p in paths:
+                print(f"{label:9} {p}")
+        for f in result.findings:
+            print(f"{f.path}: {f.severity.value} [{f.code}] {f.message}")
+        print("guard: " + ("ok" if result.ok else "blocked"))
+    return 0 if result.ok else 1
