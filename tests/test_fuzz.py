@@ -1,0 +1,137 @@
+"""Property tests: no input, however broken, makes the parser or validate raise.
+
+Every input yields findings or a clean pass. The big runs (20,000+ examples) are marked slow;
+CI runs them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from memshelf_render.episode import parse
+from memshelf_render.findings import Finding
+from memshelf_render.shelf import load_shelf
+from memshelf_render.validate import validate_shelf
+from tests.shelfkit import SESSION, TOPIC, TOPIC_PATH, make_shelf
+
+TOKENS = ["---", "\n", "\r\n", "\r", "# ", "## ", "##\t", "```", "~~~", ":", ": ", "'", '"', "\\", "\t", "- ",
+          "[", "]", "{", "}", "&a ", "*a", "!!python/object:x", "? ", "|", ">", "\ufeff", "\x00", "\u2028",
+          "<<<<<<< ", "=======", "ignore previous instructions", "AKIA" + "A" * 16, "TOKEN=x", "мы ", "id: ",
+          "kind: topic", "span: 2026-01-01", "tags: []", "approx_tokens: 5", "## Digest", "## Decisions", "é", "🚀"]
+
+
+def _mutations():
+    op = st.one_of(
+        st.tuples(st.just("insert"), st.integers(0, 2000), st.sampled_from(TOKENS)),
+        st.tuples(st.just("delete"), st.integers(0, 2000), st.integers(1, 40)),
+        st.tuples(st.just("bytes"), st.integers(0, 2000), st.binary(min_size=1, max_size=8)),
+    )
+    return st.lists(op, min_size=1, max_size=6)
+
+
+def mutate(base: bytes, ops) -> bytes:
+    data = bytearray(base)
+    for kind, pos, arg in ops:
+        pos = pos % (len(data) + 1)
+        if kind == "insert":
+            data[pos:pos] = arg.encode("utf-8")
+        elif kind == "delete":
+            del data[pos: pos + arg]
+        else:
+            data[pos:pos] = arg
+    return bytes(data)
+
+
+def _assert_parse_total(data: bytes) -> None:
+    ep = parse(data, TOPIC_PATH, category="topics")
+    assert all(isinstance(p, Finding) for p in ep.problems)
+    assert ep.meta is None or isinstance(ep.meta, dict)
+    for sec in ep.sections:
+        assert 1 <= sec.line <= len(ep.lines)
+
+
+@pytest.fixture(scope="module")
+def fuzz_shelf(tmp_path_factory):
+    root = make_shelf(tmp_path_factory.mktemp("fuzz") / "s", {TOPIC_PATH: TOPIC})
+    shelf, problems = load_shelf(root)
+    assert not problems
+    return shelf
+
+
+def _validate_bytes(shelf, data: bytes) -> list[Finding]:
+    (shelf.root / TOPIC_PATH).write_bytes(data)
+    findings = validate_shelf(dataclasses.replace(shelf))
+    assert all(isinstance(f, Finding) and f.code for f in findings)
+    return findings
+
+
+FAST = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+SLOW = settings(max_examples=20_000, deadline=None, suppress_health_check=list(HealthCheck))
+
+
+@FAST
+@given(st.binary(max_size=4000))
+def test_parse_arbitrary_bytes(data):
+    _assert_parse_total(data)
+
+
+@FAST
+@given(_mutations())
+def test_validate_mutated_episode(fuzz_shelf, ops):
+    _validate_bytes(fuzz_shelf, mutate(TOPIC.encode(), ops))
+
+
+@pytest.mark.slow
+@SLOW
+@given(st.one_of(st.binary(max_size=6000), _mutations().map(lambda ops: mutate(SESSION.encode(), ops))))
+def test_parse_20k(data):
+    _assert_parse_total(data)
+
+
+@pytest.mark.slow
+@SLOW
+@given(st.one_of(_mutations().map(lambda ops: mutate(TOPIC.encode(), ops)), st.binary(max_size=3000)))
+def test_validate_20k(fuzz_shelf, data):
+    _validate_bytes(fuzz_shelf, data)
+
+
+HEAD = "# 2026-01-05-cache-policy\n\n---\n"
+TAIL = "\n---\n\n## Digest\nDecided x.\n\n## Decisions\nx\n"
+
+
+@pytest.mark.parametrize("block", [
+    "id: &a [x]\nkind: *a\n" + "".join(f"l{i}: &l{i} [*l{i - 1},*l{i - 1},*l{i - 1},*l{i - 1}]\n" for i in range(1, 30))
+    .replace("*l0", "*a"),
+    "id: " + "[" * 50_000 + "]" * 50_000,
+    "id: " + "{a: " * 20_000 + "x" + "}" * 20_000,
+    "k" * 1_000_000 + ": v",
+    "id: " + "x" * 1_000_000,
+    "? " + "k" * 2_000 + "\n: v",
+    "id: !!python/object/apply:os.system ['true']",
+    "id: !!binary aGVsbG8=",
+    "<<: {id: x}",
+    "\x00id: x",
+])
+def test_hostile_yaml_is_a_finding(tmp_path, block):
+    root = make_shelf(tmp_path / "s", {TOPIC_PATH: HEAD + block + TAIL})
+    shelf, _ = load_shelf(root)
+    findings = validate_shelf(shelf)
+    assert any(f.path == TOPIC_PATH and f.severity.value == "error" for f in findings)
+
+
+@FAST
+@given(st.sampled_from(["AKIA" + "Q" * 16, "squ_" + "a" * 40, "ghp_" + "b" * 40, "Bearer " + "c" * 20,
+                        "DB_PASSWORD=hunter2hunter2"]),
+       st.integers(0, 600))
+def test_secrets_are_found_and_never_echoed(fuzz_shelf, secret, pos):
+    text = TOPIC
+    cut = 250 + pos % (len(text) - 250)
+    data = (text[:cut] + f" {secret} " + text[cut:]).encode()
+    findings = _validate_bytes(fuzz_shelf, data)
+    assert any(f.code == "secret" for f in findings)
+    for f in findings:
+        assert secret not in f.message
