@@ -1,7 +1,8 @@
 """Episodes as rows: what the ledger, .meta.json, INDEX, stats and the chart are drawn from.
 
 Built from the one parser's `Episode`. An episode that cannot give a row (no readable
-frontmatter, no string id) is skipped with a reason, so one bad file never blocks a render.
+frontmatter, no string id, a directory other than the three standard categories) is skipped with
+a reason, so one bad file never blocks a render.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from .episode import Episode
+from .shelf import STANDARD_CATEGORIES
 
 _ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
@@ -93,10 +95,18 @@ def record_of(ep: Episode) -> tuple[Record | None, str | None]:
 
 
 def collect(episodes: list[Episode]) -> tuple[list[Record], list[tuple[str, str]]]:
-    """Rows sorted by (date, id) in code-point order, and (path, reason) for each skipped file."""
+    """Rows sorted by (date, id) in code-point order, and (path, reason) for each skipped file.
+
+    Only the standard categories give rows (REFERENCE-BEHAVIOR §8.1): an episode in another
+    directory is listed in INDEX but has no ledger row and no `.meta.json` entry.
+    """
     rows: list[Record] = []
     skipped: list[tuple[str, str]] = []
     for ep in episodes:
+        if ep.category not in STANDARD_CATEGORIES:
+            skipped.append((ep.path, f"category '{ep.category}' is not one of "
+                                     f"{', '.join(STANDARD_CATEGORIES)}: no ledger row"))
+            continue
         rec, why = record_of(ep)
         if rec is None:
             skipped.append((ep.path, why or "skipped"))

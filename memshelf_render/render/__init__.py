@@ -1,0 +1,225 @@
+"""`memshelf-bot render`: every derived file, from the episodes, totally and idempotently.
+
+Each derived file is rendered from scratch (never merged with what is on disk) and then compared
+with disk: `--check` only reports what differs; otherwise differing files are written atomically
+and files that must not exist are deleted, so a second run writes nothing. An episode that cannot
+give a row is skipped with its reason; it never blocks the rest.
+
+Order: ledger, docs `.meta.json`, INDEX.md, SUBINDEX.md files, archive `.meta.json`,
+archive/INDEX.md (and its SUBINDEX files), stats.svg, then the badge when enabled.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+
+from .. import __version__
+from ..derived import (
+    ARCHIVE_INDEX,
+    BADGE_PATHS,
+    STATS_PATH,
+    badge_enabled,
+    index_is_derived,
+    meta_paths,
+    normalize,
+    split_documents,
+    subindex_paths,
+)
+from ..records import Record, collect
+from ..shelf import DOCSHELF, Shelf, load_shelf
+from ..text import MAX_DESCRIPTION_CHARS, flatten
+from .archive import CONFIG_PATH, archive_book
+from .disk import on_disk, sync
+from .index import Book, docs_book, footer, index_categories, index_text, subindex_text
+from .ledger import ledger_bytes
+from .links import Links
+from .meta import meta_bytes, meta_entries
+
+
+@dataclass
+class RenderResult:
+    """What a render wanted (`files`: path -> bytes, or None = must be absent) and what it did."""
+
+    files: dict[str, bytes | None]
+    check: bool = False
+    episodes: int = 0
+    written: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    drifted: list[str] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.drifted
+
+    def as_dict(self) -> dict:
+        """The stable `--format json` object."""
+        return {
+            "tool": "memshelf-bot",
+            "version": __version__,
+            "command": "render",
+            "check": self.check,
+            "ok": self.ok,
+            "episodes": self.episodes,
+            "written": self.written,
+            "deleted": self.deleted,
+            "unchanged": self.unchanged,
+            "drifted": self.drifted,
+            "skipped": [{"path": p, "reason": r} for p, r in self.skipped],
+            "warnings": self.warnings,
+        }
+
+
+def _record_warnings(shelf: Shelf, records: list[Record]) -> list[str]:
+    episodes = {ep.path: ep for ep in shelf.episodes}
+    out = []
+    for rec in records:
+        raw = episodes[rec.path].get("date")
+        given = "" if raw is None else str(raw).strip()
+        if not rec.date:
+            out.append(f"{rec.path}: no YYYY-MM-DD `date` and the id has no date prefix; its ledger date is empty")
+        elif rec.date != given:
+            out.append(f"{rec.path}: no YYYY-MM-DD `date`; the ledger date is taken from the id ({rec.date})")
+        length = len(flatten(rec.description))
+        if length > MAX_DESCRIPTION_CHARS:
+            out.append(f"{rec.path}: description is {length} characters; clamped to {MAX_DESCRIPTION_CHARS} "
+                       "in .meta.json")
+    for eid, n in sorted(Counter(r.id for r in records).items()):
+        if n > 1:
+            paths = ", ".join(r.path for r in records if r.id == eid)
+            out.append(f"episode id '{eid}' is used by {n} files ({paths}); each gets a ledger row")
+    return out
+
+
+def _book_files(shelf: Shelf, book: Book, records: list[Record], splits: dict, sizes: dict,
+                foot: str) -> dict[str, bytes | None]:
+    """The book's `.meta.json` files, then (when derived) its INDEX and SUBINDEX files."""
+    meta = meta_entries(records, archived=book.archived)
+    files: dict[str, bytes | None] = {}
+    for path in meta_paths(shelf, archived=book.archived):
+        files[path] = meta_bytes(meta.get(path.rsplit("/", 2)[-2]))
+    if not book.archived and not index_is_derived(shelf):
+        return files
+    categories = index_categories(shelf, archived=book.archived, meta=meta, splits=splits, sizes=sizes)
+    links = Links(book.cfg, book.rel(posixpath.dirname(book.index_path)))
+    text = index_text(book.cfg, categories, links, default_preamble=book.default_preamble, footer_line=foot)
+    files[book.index_path] = text.encode("utf-8")
+    split_entries = {e.split_dir: e for entries in categories.values() for e in entries if e.sections}
+    for path in subindex_paths(shelf, archived=book.archived):
+        folder = book.rel(posixpath.dirname(path))
+        entry = split_entries.get(folder)
+        files[path] = None if entry is None else subindex_text(entry, Links(book.cfg, folder), foot).encode("utf-8")
+    return files
+
+
+def _chart(records: list[Record], index_text: str, shelf: Shelf) -> bytes:
+    from .chart import chart_svg
+
+    previous = on_disk(shelf.root, STATS_PATH)
+    return chart_svg(records, index_text=index_text, context_window=shelf.settings.context_window,
+                     previous=previous.data if previous.kind == "file" else None)
+
+
+def _badge(shelf: Shelf, records: list[Record], index_text: str) -> dict[str, bytes]:
+    from ..badge import badge_files
+
+    return badge_files(shelf, records, index_text)
+
+
+def plan(shelf: Shelf, records: list[Record], *, badge: bool | None = None) -> tuple[dict[str, bytes | None], list[str]]:
+    """Every derived path's desired bytes (None = must be absent), in render order, and warnings."""
+    warnings: list[str] = []
+    sizes = {ep.path: ep.size for ep in shelf.episodes}
+    splits = split_documents(shelf)
+    foot = footer(shelf.generated_by, shelf.docs_root)
+    files: dict[str, bytes | None] = {normalize(shelf.ledger_path): ledger_bytes(records)}
+
+    if shelf.docshelf_problem:
+        warnings.append(f"{DOCSHELF}: {shelf.docshelf_problem}; INDEX.md rendered with the default settings")
+    files.update(_book_files(shelf, docs_book(shelf), records, splits, sizes, foot))
+
+    if on_disk(shelf.root, shelf.archive_docs_root).kind == "directory":
+        archive, problem = archive_book(shelf)
+        if problem:
+            warnings.append(f"{CONFIG_PATH}: {problem}; {ARCHIVE_INDEX} rendered with the default settings")
+        files.update(_book_files(shelf, archive, records, splits, sizes, foot))
+    elif on_disk(shelf.root, ARCHIVE_INDEX).exists:
+        files[ARCHIVE_INDEX] = None
+
+    index_str = _index_str(shelf, files)
+    try:
+        files[STATS_PATH] = _chart(records, index_str, shelf)
+    except ImportError as exc:
+        warnings.append(f"{STATS_PATH} not drawn: the chart renderer is unavailable ({exc})")
+    if badge_enabled(shelf, badge):
+        try:
+            drawn = _badge(shelf, records, index_str)
+            files.update({p: drawn[p] for p in BADGE_PATHS})
+        except ImportError as exc:
+            warnings.append(f"badge not drawn: the badge renderer is unavailable ({exc})")
+    return files, warnings
+
+
+def _index_str(shelf: Shelf, files: dict[str, bytes | None]) -> str:
+    data = files.get(normalize(shelf.index_path))
+    if data is not None:
+        return data.decode("utf-8")
+    return shelf.read_text(shelf.index_path) or ""
+
+
+def render_shelf(shelf: Shelf, *, check: bool = False, badge: bool | None = None) -> RenderResult:
+    """Render every derived file; with `check`, write nothing and list what differs."""
+    records, skipped = collect(shelf.episodes)
+    files, warnings = plan(shelf, records, badge=badge)
+    outcome = sync(shelf.root, files, check=check)
+    return RenderResult(
+        files=files, check=check, episodes=len(shelf.episodes),
+        written=outcome.written, deleted=outcome.deleted, unchanged=outcome.unchanged,
+        drifted=outcome.drifted, skipped=skipped + outcome.skipped,
+        warnings=_record_warnings(shelf, records) + warnings,
+    )
+
+
+def _print_text(result: RenderResult) -> None:
+    for path in result.written:
+        print(f"wrote    {path}")
+    for path in result.deleted:
+        print(f"deleted  {path}")
+    for path in result.drifted:
+        print(f"drifted  {path}")
+    for path, reason in result.skipped:
+        print(f"skipped  {path}: {reason}")
+    for text in result.warnings:
+        print(f"warning: {text}")
+    if result.check:
+        verdict = f"{len(result.drifted)} drifted" if result.drifted else "no drift"
+        print(f"render --check: {result.episodes} episodes, {len(result.files)} derived files, {verdict}")
+    else:
+        print(f"render: {result.episodes} episodes, {len(result.written)} written, {len(result.deleted)} deleted, "
+              f"{len(result.unchanged)} unchanged")
+
+
+def cli_main(args) -> int:
+    """`render [PATH] [--check] [--format text|json] [--badge/--no-badge]`: exit 1 on drift with
+    --check, 2 when shelf.yml (or .memshelf-bot.yml) is missing or invalid."""
+    shelf, problems = load_shelf(args.path)
+    if shelf is None:
+        for f in problems:
+            where = f"{f.path}:{f.line}" if f.line else f.path
+            print(f"{where}: {f.message}", file=sys.stderr)
+        return 2
+    result = render_shelf(shelf, check=args.check, badge=args.badge)
+    if args.format == "json":
+        print(json.dumps(result.as_dict(), indent=2, ensure_ascii=False))
+    else:
+        _print_text(result)
+    if result.drifted:
+        print("derived files are out of date: run `memshelf-bot render` and commit the result", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,35 @@
+"""`<category>/.meta.json`: INDEX titles and descriptions of one category (REFERENCE-BEHAVIOR §8.3).
+
+Present only when some episode of the category has a display_title or a description; then every
+such episode gets `{"title": display_title or id, "description": clamped description}`, in
+ledger order, as 2-space JSON with raw non-ASCII and one trailing newline.
+"""
+
+from __future__ import annotations
+
+import json
+
+from ..records import Record
+from ..text import clamp_description
+
+Entry = dict[str, str]
+
+
+def meta_entries(records: list[Record], *, archived: bool) -> dict[str, dict[str, Entry]]:
+    """Category -> {file name: {"title", "description"}} for the docs (or the archive)."""
+    out: dict[str, dict[str, Entry]] = {}
+    for rec in records:
+        if rec.archived != archived or not (rec.display_title or rec.description):
+            continue
+        out.setdefault(rec.category, {})[rec.filename] = {
+            "title": rec.display_title or rec.id,
+            "description": clamp_description(rec.description),
+        }
+    return out
+
+
+def meta_bytes(entries: dict[str, Entry] | None) -> bytes | None:
+    """The file's bytes, or None when the category has no entry (the file must be absent)."""
+    if not entries:
+        return None
+    return (json.dumps(entries, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
