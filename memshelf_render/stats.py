@@ -29,9 +29,9 @@ def tokens(text: str) -> int:
 
 def human(n: int) -> str:
     """h(n): 1.5M (two decimals, trailing zeros trimmed), 27K (rounded thousands), else the integer."""
-    if n >= 1_000_000:
+    if abs(n) >= 1_000_000:
         return f"{n / 1_000_000:.2f}".rstrip("0").rstrip(".") + "M"
-    if n >= 1000:
+    if abs(n) >= 1000:
         return f"{round(n / 1000)}K"
     return str(n)
 
