@@ -76,6 +76,14 @@ OPERATIONS: list[tuple[str, str]] = [
     ("DELETE", f"{R}/git/refs/{{ref}}"),
 ]
 
+# Where the description's schema is narrower than what its own text documents, widen it, and say
+# so in the output ("amendments"). Each: operation key, what to add to the request body's oneOf, why.
+AMENDMENTS: list[tuple[str, dict[str, Any], str]] = [
+    (f"POST {R}/issues/{{issue_number}}/labels",
+     {"type": "array", "minItems": 1, "items": {"type": "string"}},
+     "its description says 'You can also pass an `array` of labels directly' (PyGithub does)"),
+]
+
 # Keys that only document; dropping them keeps the file small and changes no validation.
 PROSE = {"description", "summary", "example", "examples", "externalDocs", "title", "x-github",
          "x-octokit", "tags", "deprecated", "x-github-breaking-changes"}
@@ -160,15 +168,52 @@ class Extractor:
         return op
 
 
+def normalize(node: Any, counts: dict[str, int]) -> Any:
+    """Make three OpenAPI 3.0.3 corner cases mean what GitHub sends (it sends null / arrays there).
+
+    - `nullable: true` without `type` (beside oneOf/anyOf/allOf) has no effect in 3.0.3; GitHub
+      means "or null" (e.g. a commit's `author`), so null becomes an explicit alternative.
+    - `nullable: true` with an `enum` lacking null rejects null in 3.0.3; GitHub sends null
+      (e.g. an in-progress check run's `conclusion`), so null joins the enum.
+    - a `discriminator` whose mapping names `array` cannot apply to a JSON array (the contents
+      of a directory); discriminators only speed up oneOf, so they are dropped.
+    """
+    if isinstance(node, list):
+        return [normalize(item, counts) for item in node]
+    if not isinstance(node, dict):
+        return node
+    node = {key: normalize(value, counts) for key, value in node.items()}
+    if node.pop("discriminator", None) is not None:
+        counts["discriminator dropped"] = counts.get("discriminator dropped", 0) + 1
+    if node.get("nullable") is True and "enum" in node and None not in node["enum"]:
+        node["enum"] = [*node["enum"], None]
+        counts["null added to a nullable enum"] = counts.get("null added to a nullable enum", 0) + 1
+    if node.get("nullable") is True and "type" not in node and any(k in node for k in ("oneOf", "anyOf", "allOf")):
+        rest = {key: value for key, value in node.items() if key != "nullable"}
+        counts["null made explicit beside oneOf/anyOf/allOf"] = counts.get(
+            "null made explicit beside oneOf/anyOf/allOf", 0) + 1
+        return {"anyOf": [{"type": "object", "nullable": True, "enum": [None]}, rest]}
+    return node
+
+
 def extract(doc: dict[str, Any], version: str) -> dict[str, Any]:
     ex = Extractor(doc)
     operations = {f"{m} {p}": ex.operation(m, p) for m, p in OPERATIONS}
+    amendments = []
+    for key, alternative, reason in AMENDMENTS:
+        operations[key]["requestBody"]["schema"]["oneOf"].append(alternative)
+        amendments.append({"operation": key, "added_to_request_oneOf": alternative, "reason": reason})
     ex.bundle("basic-error")  # the body of any error status an operation does not document
+    counts: dict[str, int] = {}
+    operations = normalize(operations, counts)
+    schemas = normalize(dict(sorted(ex.schemas.items())), counts)
     return {
         "source": {"package": PACKAGE, "version": version, "file": MEMBER.removeprefix("package/"),
                    "openapi": doc["openapi"]},
+        "amendments": amendments,
+        "normalizations": counts,
         "operations": operations,
-        "components": {"schemas": dict(sorted(ex.schemas.items()))},
+        "components": {"schemas": schemas},
     }
 
 

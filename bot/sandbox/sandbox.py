@@ -1,0 +1,100 @@
+"""The in-process sandbox for tests: start it, point PyGithub and git at it, inspect what happened."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from .faults import Faults
+from .gitstore import GitStore
+from .repo import Repository
+from .server import SandboxServer
+from .state import Call, Principal, Protection, State
+
+DEFAULT_TOKEN = "ghs_sandbox"
+
+
+class Sandbox:
+    """A running sandbox. `calls`, `state`, `faults` and `validation_errors` are live views."""
+
+    def __init__(self, server: SandboxServer) -> None:
+        self._server = server
+        self.api_url = server.api_url
+
+    @classmethod
+    @contextmanager
+    def start(cls, bare: Path, name: str = "octo/shelf", token: str | None = None,
+              **settings: Any) -> Iterator[Sandbox]:
+        """Serve `bare` as `name` until the block ends; `settings` set RepoSettings fields
+        (e.g. `allow_auto_merge=True`); `token` pins the one accepted token."""
+        server = SandboxServer(Path(bare), name, token=token)
+        for key, value in settings.items():
+            if not hasattr(server.core.state.repo, key):
+                raise TypeError(f"unknown repository setting {key!r}")
+            setattr(server.core.state.repo, key, value)
+        thread = threading.Thread(target=server.serve_forever, name="sandbox", daemon=True)
+        thread.start()
+        try:
+            yield cls(server)
+        finally:
+            server.shutdown()
+            server.server_close()
+            thread.join()
+
+    @property
+    def state(self) -> State:
+        return self._server.core.state
+
+    @property
+    def repo(self) -> Repository:
+        return self._server.core.repo
+
+    @property
+    def store(self) -> GitStore:
+        return self._server.core.repo.store
+
+    @property
+    def faults(self) -> Faults:
+        return self._server.core.faults
+
+    @property
+    def calls(self) -> list[Call]:
+        with self.state.lock:
+            return list(self.state.calls)
+
+    @property
+    def validation_errors(self) -> list[str]:
+        return list(self._server.core.validation_errors)
+
+    @property
+    def full_name(self) -> str:
+        return self.state.repo.full_name
+
+    def git_url(self, token: str | None = DEFAULT_TOKEN) -> str:
+        """The clone URL; with a token, in the `x-access-token:<token>@` form Actions uses."""
+        host = self.api_url.split("://", 1)[1]
+        auth = f"x-access-token:{token}@" if token else ""
+        return f"http://{auth}{host}/{self.full_name}.git"
+
+    def add_token(self, token: str, login: str, permission: str = "write", integration: bool = True) -> Principal:
+        return self.state.add_token(token, login, permission, integration)
+
+    def protect(self, branch: str, required_contexts: list[str]) -> None:
+        """Branch protection requiring these status contexts / check names before merging."""
+        with self.state.lock:
+            self.state.protection[branch] = Protection(list(required_contexts))
+
+    def github(self, token: str = DEFAULT_TOKEN, **kwargs: Any) -> Any:
+        """A PyGithub client for this sandbox: no retries, no throttling, 100 per page unless given."""
+        from github import Auth, Github
+
+        options: dict[str, Any] = {"retry": None, "seconds_between_requests": None,
+                                   "seconds_between_writes": None, "per_page": 100, **kwargs}
+        return Github(auth=Auth.Token(token), base_url=self.api_url, **options)
+
+    def calls_to(self, method: str, path_suffix: str) -> list[Call]:
+        """Calls with this method whose path ends with `path_suffix` (e.g. "/git/refs/heads/main")."""
+        return [c for c in self.calls if c.method == method and c.path.endswith(path_suffix)]
