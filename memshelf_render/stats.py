@@ -213,6 +213,8 @@ class ShelfStats:
         return banner(self.claimed, self.realized)
 
     def as_dict(self) -> dict[str, Any]:
+        """The stable `stats --format json` object: tool, version, banner, then every Claimed
+        field (context_window ... unmeasured_digest_tokens) and every Realized field, in order."""
         return {"tool": "memshelf-bot", "version": __version__, "banner": self.banner,
                 **asdict(self.claimed), **asdict(self.realized)}
 

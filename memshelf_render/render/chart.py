@@ -32,16 +32,12 @@ _INK, _MUTED, _GRID = "#24292f", "#57606a", "#d8dee4"
 _MAX_TICKS = 7
 _DAY_STEPS = (1, 2, 7, 14)
 _MONTH_STEPS = (1, 2, 3, 6, 12, 24, 60, 120)
-_RC = {
+_RC = {  # on top of matplotlib's own defaults, restored first
     "svg.hashsalt": "memshelf-bot",
     "svg.fonttype": "path",
-    "svg.id": None,
     "font.family": "DejaVu Sans",
     "text.parse_math": False,
-    "figure.facecolor": "white",
-    "savefig.facecolor": "white",
-    "savefig.edgecolor": "white",
-    "axes.unicode_minus": True,
+    "figure.facecolor": "white",  # readable on a dark README theme too
 }
 
 
