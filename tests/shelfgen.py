@@ -619,6 +619,7 @@ class Mutation:
 
 MutationFn = Callable[[Path, random.Random], Mutation]
 MUTATIONS: dict[str, MutationFn] = {}
+EXPECTED: dict[str, tuple[str, ...]] = {}  # name -> the codes its Mutation record will carry
 DERIVED_MUTATIONS: set[str] = set()  # need a rendered shelf (ledger, .meta.json, INDEX)
 CANONICAL = {n.lower() for n in (*SECTION_ORDER, "Archived")}
 
@@ -633,6 +634,7 @@ def mutation(name: str, *expects: str, derived: bool = False) -> Callable[[Calla
         apply.__name__ = fn.__name__
         apply.__doc__ = fn.__doc__
         MUTATIONS[name] = apply
+        EXPECTED[name] = expects
         if derived:
             DERIVED_MUTATIONS.add(name)
         return apply
