@@ -32,10 +32,10 @@ class Section:
     line: int
     start: int
     end: int
+    key: str = ""  # the name lowercased, for case-insensitive lookups
 
-    @property
-    def key(self) -> str:
-        return self.name.lower()
+    def __post_init__(self) -> None:
+        self.key = self.name.lower()
 
 
 @dataclass(slots=True)
@@ -57,6 +57,8 @@ class Episode:
     code_blocks: list[tuple[int, int]] = field(default_factory=list)  # fenced [start, end) line indexes
     problems: list[Finding] = field(default_factory=list)
     readable: bool = True
+    _line_values: dict[str, str] | None = None
+    _lower: str | None = None
 
     def get(self, key: str, default: Any = None) -> Any:
         return default if self.meta is None else self.meta.get(key, default)
@@ -85,9 +87,21 @@ class Episode:
     def body_lines(self) -> list[str]:
         return self.lines[self.body_start :]
 
+    @property
+    def lower(self) -> str:
+        """The text lowercased once, for the cheap keyword screens of several checks."""
+        if self._lower is None:
+            self._lower = self.text.lower()
+        return self._lower
+
     def line_reader_values(self) -> dict[str, str]:
         """The frontmatter as line-based shelf tools read it: split at the first colon,
         trim, decode a double-quoted value as JSON (else just drop the quotes)."""
+        if self._line_values is None:
+            self._line_values = self._read_lines()
+        return self._line_values
+
+    def _read_lines(self) -> dict[str, str]:
         values: dict[str, str] = {}
         if self.fm_open is None or self.fm_close is None:
             return values

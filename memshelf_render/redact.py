@@ -8,7 +8,6 @@ Already-masked text is not a match, which makes masking idempotent.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -32,6 +31,34 @@ class Rule:
     kind: str
     regex: re.Pattern[str]
     replace: Callable[[re.Match[str]], str]
+    needle: str | None = None  # a literal every match contains: absent from the text, no match
+
+    def finditer(self, text: str):
+        if self.needle is not None and self.needle not in text:
+            return iter(())
+        return self.regex.finditer(text)
+
+
+def required_literal(regex: re.Pattern[str]) -> str | None:
+    """The longest run of literal characters that every match of `regex` must contain, taken
+    from the top level of its parse (None when unsure: flags, no literal run)."""
+    if regex.flags & (re.IGNORECASE | re.VERBOSE) or not isinstance(regex.pattern, str):
+        return None
+    try:
+        from re import _parser  # type: ignore[attr-defined]
+
+        items = list(_parser.parse(regex.pattern))
+    except Exception:  # the pattern compiled, so this is only a parser-version difference
+        return None
+    best, run = "", []
+    for op, arg in [*items, (None, None)]:
+        if op is _parser.LITERAL:
+            run.append(chr(arg))
+            continue
+        if len(run) > len(best):
+            best = "".join(run)
+        run = []
+    return best or None
 
 
 BUILTIN: tuple[Rule, ...] = (
@@ -46,8 +73,17 @@ BUILTIN: tuple[Rule, ...] = (
     ),
 )
 
-# Cheap pre-screen: text without any of these cannot match a built-in rule.
-_SCREEN = re.compile(rf"AKIA|squ_|gh[pousr]_|bearer|{_ENV_KEYWORDS}[A-Za-z0-9_]*\s*=", re.IGNORECASE)
+_GH = re.compile(r"gh[pousr]_")
+_ENV_SCREEN = re.compile(r"(?:token|secret|passw|pwd|api[_-]?key|access[_-]?key)[a-z0-9_]*\s*=")
+
+
+def _may_hold_secret(text: str, lower: str | None = None) -> bool:
+    """Cheap pre-screen (literal checks, one case-sensitive regex on the lowercased text):
+    text that fails it cannot match any built-in rule."""
+    if "AKIA" in text or "squ_" in text or ("gh" in text and _GH.search(text)):
+        return True
+    lower = text.lower() if lower is None else lower
+    return "bearer" in lower or ("=" in text and _ENV_SCREEN.search(lower) is not None)
 
 
 @dataclass(slots=True)
@@ -76,7 +112,7 @@ class PolicyPack:
             except (re.error, RecursionError, OverflowError) as exc:
                 pack.problems.append((number, f"regex does not compile: {exc}"))
                 continue
-            pack.rules.append(Rule(kind, regex, _whole(kind)))
+            pack.rules.append(Rule(kind, regex, _whole(kind), required_literal(regex)))
         return pack
 
 
@@ -87,37 +123,31 @@ class Hit:
     policy: bool
 
 
-def _line_index(text: str) -> list[int]:
-    return [i for i, ch in enumerate(text) if ch == "\n"]
-
-
-def scan(text: str, pack: PolicyPack | None = None) -> list[Hit]:
+def scan(text: str, pack: PolicyPack | None = None, lower: str | None = None) -> list[Hit]:
     """Every secret in `text`: built-ins applied in order (each sees the previous ones' masks),
     then each policy rule independently on the original text. Lines are 1-based."""
     hits: list[Hit] = []
-    breaks: list[int] | None = None
-    if _SCREEN.search(text):
+    if _may_hold_secret(text, lower):
         current = text
         for rule in BUILTIN:
             matches = list(rule.regex.finditer(current))
             if not matches:
                 continue
-            breaks = _line_index(current)
-            hits.extend(Hit(rule.kind, bisect_right(breaks, m.start()) + 1, False) for m in matches)
+            hits.extend(Hit(rule.kind, current.count("\n", 0, m.start()) + 1, False) for m in matches)
             current = rule.regex.sub(rule.replace, current)
-    if pack is not None and pack.rules:
-        breaks = _line_index(text)
+    if pack is not None:
         for rule in pack.rules:
-            hits.extend(Hit(rule.kind, bisect_right(breaks, m.start()) + 1, True) for m in rule.regex.finditer(text))
+            hits.extend(Hit(rule.kind, text.count("\n", 0, m.start()) + 1, True) for m in rule.finditer(text))
     return hits
 
 
 def mask(text: str, pack: PolicyPack | None = None) -> str:
     """`text` with every built-in and policy match replaced by its mask (line count kept)."""
-    if _SCREEN.search(text):
+    if _may_hold_secret(text):
         for rule in BUILTIN:
             text = rule.regex.sub(rule.replace, text)
     if pack is not None:
         for rule in pack.rules:
-            text = rule.regex.sub(rule.replace, text)
+            if rule.needle is None or rule.needle in text:
+                text = rule.regex.sub(rule.replace, text)
     return text

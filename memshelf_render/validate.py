@@ -7,11 +7,13 @@ consistency is left out there because derived files lag on a branch by design.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .episode import Episode
 from .findings import Finding, Severity
 from .redact import mask
 from .rules import EPISODE_CHECKS, Context, consistency, structure
@@ -57,27 +59,68 @@ def validate_shelf(shelf: Shelf, *, changed: list[str] | None = None) -> list[Fi
     findings += structure.config_checks(ctx)
     findings += structure.policy_checks(ctx)
     if changed is None:
-        episodes = shelf.episodes
+        refs = shelf.layout.episodes
         findings += structure.layout_checks(ctx)
     else:
         refs = _changed_refs(shelf, changed)
-        episodes = [shelf.parse_episode(ref) for ref in refs]
         findings += structure.layout_checks(ctx, only={_shelf_relative(shelf.root, c) for c in changed})
     if shelf.is_memory:
-        for ep in episodes:
-            findings += ep.problems
-            for check in EPISODE_CHECKS:
-                findings += check(ep, ctx)
+        summaries: list[structure.Summary] = []
+        for episode_findings, summary in check_episodes(ctx, refs):
+            findings += episode_findings
+            summaries.append(summary)
         if changed is None:
-            findings += structure.title_checks(ctx, episodes)
-            findings += structure.duplicate_ids(episodes)
-            stems = {ep.stem for ep in episodes}
-            findings += consistency.ledger_checks(ctx, stems)
+            findings += structure.title_checks(summaries)
+            findings += structure.duplicate_ids(summaries)
+            findings += consistency.ledger_checks(ctx, {s.stem for s in summaries})
             findings += consistency.meta_checks(ctx)
             findings += consistency.index_checks(ctx)
         else:
-            findings += structure.duplicate_ids(episodes, _stems_by_id(shelf))
+            findings += structure.duplicate_ids(summaries, _stems_by_id(shelf))
     return _masked(findings, ctx)
+
+
+def check_episode(ep: Episode, ctx: Context) -> tuple[list[Finding], structure.Summary]:
+    findings = list(ep.problems)
+    for check in EPISODE_CHECKS:
+        findings += check(ep, ctx)
+    return findings, structure.summarize(ep)
+
+
+# Episodes are independent, so big shelves are checked on every core (fork: the workers
+# inherit the loaded shelf; only findings and small summaries travel back).
+PARALLEL_FROM = 400
+_WORKER_CTX: Context | None = None
+
+
+def _jobs(count: int) -> int:
+    wanted = os.environ.get("MEMSHELF_BOT_JOBS")
+    jobs = int(wanted) if wanted and wanted.isdigit() else (os.cpu_count() or 1)
+    if count < PARALLEL_FROM or jobs < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    return jobs
+
+
+def _check_chunk(refs: list[EpisodeRef]) -> list[tuple[list[Finding], structure.Summary]]:
+    ctx = _WORKER_CTX
+    assert ctx is not None
+    return [check_episode(ctx.shelf.parse_episode(ref), ctx) for ref in refs]
+
+
+def check_episodes(ctx: Context, refs: list[EpisodeRef]) -> list[tuple[list[Finding], structure.Summary]]:
+    global _WORKER_CTX
+    jobs = _jobs(len(refs))
+    if jobs == 1:
+        return [check_episode(ctx.shelf.parse_episode(ref), ctx) for ref in refs]
+    ctx.policy  # noqa: B018 - parse POLICY.patterns once, before forking
+    size = -(-len(refs) // (jobs * 4))
+    chunks = [refs[i : i + size] for i in range(0, len(refs), size)]
+    _WORKER_CTX = ctx
+    try:
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            return [item for part in pool.map(_check_chunk, chunks) for item in part]
+    finally:
+        _WORKER_CTX = None
 
 
 def _changed_refs(shelf: Shelf, changed: list[str]) -> list[EpisodeRef]:

@@ -48,18 +48,65 @@ def _check_tree(root: yaml.Node) -> None:
 
 
 def compose(text: str) -> yaml.Node | None:
-    """Parse to a node tree (raises yaml.YAMLError, AliasError)."""
+    """Parse to a node tree (raises yaml.YAMLError, AliasError). Without a '*' the text holds
+    no alias, so the tree walk is skipped; non-scalar keys then fail in `construct`."""
     loader = ShelfLoader(text)
     try:
         node = loader.get_single_node()
     finally:
         loader.dispose()
-    if node is not None:
+    if node is not None and "*" in text:
         _check_tree(node)
     return node
 
 
+class _Unusual(Exception):
+    """A node the fast path leaves to PyYAML's full constructor (merge keys, rare tags)."""
+
+
+_SCALARS = {
+    "tag:yaml.org,2002:int": "construct_yaml_int",
+    "tag:yaml.org,2002:bool": "construct_yaml_bool",
+    "tag:yaml.org,2002:null": "construct_yaml_null",
+    "tag:yaml.org,2002:float": "construct_yaml_float",
+}
+_STR = "tag:yaml.org,2002:str"
+_SEQ = "tag:yaml.org,2002:seq"
+_MAP = "tag:yaml.org,2002:map"
+_SCALAR_CONSTRUCTOR = yaml.constructor.SafeConstructor()
+
+
+def _fast(node: yaml.Node) -> Any:
+    """Plain strings, numbers, booleans, nulls, lists and mappings, converted with PyYAML's own
+    scalar constructors; anything else raises _Unusual."""
+    tag = node.tag
+    if isinstance(node, yaml.ScalarNode):
+        if tag == _STR:
+            return node.value
+        method = _SCALARS.get(tag)
+        if method is None:
+            raise _Unusual
+        return getattr(_SCALAR_CONSTRUCTOR, method)(node)
+    if isinstance(node, yaml.SequenceNode) and tag == _SEQ:
+        return [_fast(item) for item in node.value]
+    if isinstance(node, yaml.MappingNode) and tag == _MAP:
+        out = {}
+        for key_node, value_node in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                raise _Unusual
+            key = _fast(key_node)
+            if isinstance(key, (list, dict)):
+                raise _Unusual
+            out[key] = _fast(value_node)
+        return out
+    raise _Unusual
+
+
 def construct(node: yaml.Node) -> Any:
+    try:
+        return _fast(node)
+    except _Unusual:
+        pass
     loader = ShelfLoader("")
     try:
         return loader.construct_document(node)

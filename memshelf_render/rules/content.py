@@ -17,28 +17,44 @@ from .context import Context
 _MARKER = re.compile(r"^(?:<{7}|>{7}|\|{7})(?: |$)", re.MULTILINE)
 _SEPARATOR = re.compile(r"^=======[ \t]*$", re.MULTILINE)
 
-INSTRUCTION = re.compile(
-    "|".join(
-        [
-            r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|of\s+)*"
-            r"(?:previous|prior|above|earlier|preceding|existing|system|original)\s+"
-            r"(?:instructions?|prompts?|rules|directions|guidelines|context|messages?)",
-            r"\byou\s+(?:must|should|will)\s+now\b",
-            r"\bfrom\s+now\s+on,?\s+(?:you|the\s+assistant|the\s+agent)\b",
-            r"\byou\s+are\s+now\s+(?:a|an|the|in|my)\b",
-            r"\b(?:new|updated|real)\s+(?:system\s+)?instructions\s*:",
-            r"\b(?:reveal|print|show|repeat)\s+(?:your|the)\s+system\s+prompt\b",
-            r"\bdo\s+not\s+(?:tell|inform|alert)\s+the\s+user\b",
-            r"</?\s*(?:system|assistant|user|tool|tool_call|tool_result|function_calls?|invoke|instructions?)\s*>",
-            r"<\|(?:im_start|im_end|system|user|assistant|endoftext)\|>",
-            r"\[/?INST\]|<<\s*/?SYS\s*>>",
-            r"(?:игнорируй|игнорируйте|забудь|забудьте|отбрось|отбросьте)\s+(?:все\s+)?"
-            r"(?:предыдущие|прежние|прошлые|системные)\s+(?:инструкции|указания|правила)",
-            r"\bтеперь\s+ты\s+(?:должен|должна|обязан)\b",
-        ]
-    ),
-    re.IGNORECASE,
+# (cheap lowercase keywords that must all be absent for the pattern to be impossible, pattern)
+_GATED: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("ignore", "disregard", "forget", "override", "bypass"),
+     r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|of\s+)*"
+     r"(?:previous|prior|above|earlier|preceding|existing|system|original)\s+"
+     r"(?:instructions?|prompts?|rules|directions|guidelines|context|messages?)"),
+    (("now",), r"\byou\s+(?:must|should|will)\s+now\b"),
+    (("now",), r"\bfrom\s+now\s+on,?\s+(?:you|the\s+assistant|the\s+agent)\b"),
+    (("now",), r"\byou\s+are\s+now\s+(?:a|an|the|in|my)\b"),
+    (("instructions",), r"\b(?:new|updated|real)\s+(?:system\s+)?instructions\s*:"),
+    (("system prompt",), r"\b(?:reveal|print|show|repeat)\s+(?:your|the)\s+system\s+prompt\b"),
+    (("the user",), r"\bdo\s+not\s+(?:tell|inform|alert)\s+the\s+user\b"),
+    (("<",), r"</?\s*(?:system|assistant|user|tool|tool_call|tool_result|function_calls?|invoke|instructions?)\s*>"),
+    (("<|",), r"<\|(?:im_start|im_end|system|user|assistant|endoftext)\|>"),
+    (("inst]", "<<"), r"\[/?INST\]|<<\s*/?SYS\s*>>"),
+    (("игнор", "забуд", "отброс"),
+     r"(?:игнорируй|игнорируйте|забудь|забудьте|отбрось|отбросьте)\s+(?:все\s+)?"
+     r"(?:предыдущие|прежние|прошлые|системные)\s+(?:инструкции|указания|правила)"),
+    (("теперь",), r"\bтеперь\s+ты\s+(?:должен|должна|обязан)\b"),
 )
+_PATTERNS = tuple((frozenset(keys), re.compile(rx, re.IGNORECASE)) for keys, rx in _GATED)
+_KEYWORDS = re.compile("|".join(sorted({re.escape(k) for keys, _ in _GATED for k in keys}, key=len, reverse=True)))
+
+
+def find_instructions(text: str, lower: str | None = None) -> list[re.Match[str]]:
+    """Instruction-shaped matches in `text`, in order; a pattern runs only when one of its
+    keywords occurs (the common, clean case costs one scan of the lowercased text)."""
+    present = set(_KEYWORDS.findall(text.lower() if lower is None else lower))
+    found: list[re.Match[str]] = []
+    if not present:
+        return found
+    for keys, regex in _PATTERNS:
+        if keys & present:
+            found.extend(regex.finditer(text))
+    found.sort(key=lambda m: m.start())
+    return found
+
+
 TITLE_FIELDS = ("display_title", "description")
 
 
@@ -63,13 +79,14 @@ def _instructions(ep: Episode) -> Iterator[Finding]:
     if ep.meta is not None:
         for key in TITLE_FIELDS:
             value = ep.meta.get(key)
-            if isinstance(value, str) and (m := INSTRUCTION.search(value)):
+            if isinstance(value, str) and (ms := find_instructions(value)):
+                m = ms[0]
                 line = ep.line_of(key)
                 if line is not None:
                     title_lines.add(line)
                 yield Finding("instruction-in-title", ep.path, line,
                               f"{key} holds instruction-shaped text: '{m.group(0)}'")
-    matches = list(INSTRUCTION.finditer(ep.text))
+    matches = find_instructions(ep.text, ep.lower)
     if not matches:
         return
     in_code = {i + 1 for start, end in ep.code_blocks for i in range(start, end)}

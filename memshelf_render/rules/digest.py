@@ -29,7 +29,8 @@ GROUNDING_MIN = 0.20
 
 
 def content_words(text: str) -> set[str]:
-    return {w for w in _CONTENT_WORD.findall(text.lower()) if not w.isdigit() and w not in _STOP}
+    words = set(_CONTENT_WORD.findall(text.lower())) - _STOP
+    return {w for w in words if not w.isdigit()}
 
 
 def check(ep: Episode, ctx: Context) -> Iterator[Finding]:

@@ -19,7 +19,7 @@ SHOWN_CHARS = 100
 def check(ep: Episode, ctx: Context) -> Iterator[Finding]:
     if not ep.readable:
         return
-    hits = scan(ep.text, ctx.policy)
+    hits = scan(ep.text, ctx.policy, ep.lower)
     if not hits:
         return
     masked_lines = mask(ep.text, ctx.policy).split("\n")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
 from ..episode import Episode
 from ..findings import Finding
@@ -139,33 +140,51 @@ def _split_problem(shelf: Shelf, split: str) -> str | None:
     return None
 
 
-def title_checks(ctx: Context, episodes: Iterable[Episode]) -> Iterator[Finding]:
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """What the shelf-wide checks need from one episode; small enough to cross processes."""
+
+    path: str
+    stem: str
+    category: str
+    archived: bool
+    id: str  # the frontmatter id as text, else the file stem
+    id_line: int | None
+    title: str  # the title INDEX will show
+    title_line: int | None
+
+
+def summarize(ep: Episode) -> Summary:
+    raw = ep.get("id")
+    usable = isinstance(raw, (str, int)) and not isinstance(raw, bool) and str(raw).strip()
+    rec, _ = record_of(ep)
+    if rec is None:
+        title = humanize_stem(ep.stem)
+    else:
+        title = rec.display_title or (rec.id if rec.description else humanize_stem(ep.stem))
+    return Summary(ep.path, ep.stem, ep.category, ep.archived, str(raw) if usable else ep.stem,
+                   ep.line_of("id"), title, ep.line_of("display_title"))
+
+
+def title_checks(summaries: Iterable[Summary]) -> Iterator[Finding]:
     """Two docs episodes of one category with the same INDEX title (trimmed, lowercased)."""
     seen: dict[tuple[str, str], str] = {}
-    for ep in sorted(episodes, key=lambda e: e.path):
-        if ep.archived:
+    for s in sorted(summaries, key=lambda s: s.path):
+        if s.archived:
             continue
-        rec, _ = record_of(ep)
-        if rec is None:
-            title = humanize_stem(ep.stem)
-        else:
-            title = rec.display_title or (rec.id if rec.description else humanize_stem(ep.stem))
-        key = (ep.category, title.strip().lower())
+        key = (s.category, s.title.strip().lower())
         if key in seen:
-            yield Finding("duplicate-title", ep.path, ep.line_of("display_title"),
-                          f"same INDEX title '{title.strip()}' as {seen[key]}")
+            yield Finding("duplicate-title", s.path, s.title_line, f"same INDEX title '{s.title.strip()}' as {seen[key]}")
         else:
-            seen[key] = ep.path
+            seen[key] = s.path
 
 
-def duplicate_ids(episodes: Iterable[Episode], other_stems: dict[str, list[str]] | None = None) -> Iterator[Finding]:
-    """The same id in two files. Parsed episodes count by frontmatter id (else stem);
+def duplicate_ids(summaries: Iterable[Summary], other_stems: dict[str, list[str]] | None = None) -> Iterator[Finding]:
+    """The same id in two files. Checked episodes count by frontmatter id (else stem);
     `other_stems` (id -> paths) adds files that were not parsed (PR mode)."""
     owners: dict[str, list[tuple[str, int | None]]] = {}
-    for ep in episodes:
-        raw = ep.get("id")
-        eid = str(raw) if isinstance(raw, (str, int)) and not isinstance(raw, bool) and str(raw).strip() else ep.stem
-        owners.setdefault(eid, []).append((ep.path, ep.line_of("id")))
+    for s in summaries:
+        owners.setdefault(s.id, []).append((s.path, s.id_line))
     parsed = {path for entries in owners.values() for path, _ in entries}
     for eid, paths in (other_stems or {}).items():
         if eid in owners:
