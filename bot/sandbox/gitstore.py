@@ -157,26 +157,26 @@ class GitStore:
         return entries
 
     def write_tree(self, base_tree: str | None, changes: list[tuple[str, str, str | None]]) -> str:
-        """Apply (path, mode, sha-or-None-to-delete) on top of `base_tree` in a scratch index."""
+        """Apply (path, mode, sha-or-None-to-delete) on top of `base_tree` in a scratch index.
+
+        A path replaces whatever was at or under it, as in GitHub's create-tree; one
+        `update-index --index-info` batch keeps a tree of thousands of entries fast.
+        """
         with tempfile.TemporaryDirectory() as tmp:
             env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
-            if base_tree:
-                self.git("read-tree", base_tree, env=env)
-            else:
-                self.git("read-tree", "--empty", env=env)
+            self.git("read-tree", *([base_tree] if base_tree else ["--empty"]), env=env)
+            present = [p for p in self.out("ls-files", "-z", env=env).split("\0") if p]
+            lines, subtrees = [], []
             for path, mode, sha in changes:
-                under = self.out("ls-files", "-z", "--", path, env=env).split("\0")
-                stale = [p for p in under if p and (p == path or p.startswith(path + "/"))]
-                if stale:
-                    self.git("update-index", "--force-remove", "-z", "--stdin",
-                             input="\0".join(stale).encode() + b"\0", env=env)
-                if sha is None:
-                    continue
-                if mode == "040000":
-                    self.git("read-tree", f"--prefix={path}/", sha, env=env)
-                else:
-                    self.git("update-index", "--add", "--index-info",
-                             input=f"{mode} {sha}\t{path}\n".encode(), env=env)
+                lines += [f"0 {ZERO}\t{p}" for p in present if p == path or p.startswith(path + "/")]
+                if sha is not None and mode == "040000":
+                    subtrees.append((path, sha))
+                elif sha is not None:
+                    lines.append(f"{mode} {sha}\t{path}")
+            if lines:
+                self.git("update-index", "--add", "--index-info", input="\n".join(lines).encode() + b"\n", env=env)
+            for path, sha in subtrees:
+                self.git("read-tree", f"--prefix={path}/", sha, env=env)
             return self.out("write-tree", env=env)
 
     # refs --------------------------------------------------------------------

@@ -21,6 +21,12 @@ from openapi_schema_validator import OAS30Validator
 DATA = Path(__file__).parent / "data" / "github-api.json"
 # Path parameters that may contain slashes (refs, file paths, `base...head`).
 GREEDY = {"ref": ".+", "path": ".*", "basehead": ".+"}
+# Legacy paths GitHub still answers (undocumented) and PyGithub calls, each served and validated
+# as the documented operation it is an alias of: (method, regex) -> operation key.
+ALIASES = {
+    ("GET", re.compile(r"^/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)/statuses/(?P<ref>[^/]+)$")):
+        "GET /repos/{owner}/{repo}/commits/{ref}/statuses",
+}
 
 
 @dataclass
@@ -88,6 +94,11 @@ class ApiDescription:
                 continue
             m = op.pattern.match(raw_path)
             if m:
+                return op, {k: unquote(v) for k, v in m.groupdict().items()}
+        for (alias_method, pattern), key in ALIASES.items():
+            m = pattern.match(raw_path)
+            if m and alias_method == method:
+                op = next(o for o in self.operations if o.key == key)
                 return op, {k: unquote(v) for k, v in m.groupdict().items()}
         return None
 
@@ -178,7 +189,8 @@ def _error_item(error: Any) -> dict[str, Any]:
 def _describe(error: Any) -> str:
     """GitHub's wording: `"sha" wasn't supplied.` / `For 'properties/force', "yes" is not a boolean.`"""
     if error.validator == "required":
-        return f"{error.message.split(' is a required')[0]} wasn't supplied."
+        missing = error.message.split(" is a required")[0].strip("'")
+        return f'"{missing}" wasn\'t supplied.'
     where = "/".join(f"properties/{p}" if isinstance(p, str) else "items" for p in error.absolute_path)
     value = json.dumps(error.instance)
     if error.validator == "type":

@@ -35,7 +35,7 @@ class Sandbox:
             if not hasattr(server.core.state.repo, key):
                 raise TypeError(f"unknown repository setting {key!r}")
             setattr(server.core.state.repo, key, value)
-        thread = threading.Thread(target=server.serve_forever, name="sandbox", daemon=True)
+        thread = threading.Thread(target=server.serve_forever, args=(0.05,), name="sandbox", daemon=True)
         thread.start()
         try:
             yield cls(server)
