@@ -135,3 +135,27 @@ def test_secrets_are_found_and_never_echoed(fuzz_shelf, secret, pos):
     assert any(f.code == "secret" for f in findings)
     for f in findings:
         assert secret not in f.message
+
+
+_scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=20))
+_docs = st.recursive(_scalars, lambda inner: st.one_of(st.lists(inner, max_size=4),
+                                                       st.dictionaries(st.text(max_size=8), inner, max_size=4)),
+                     max_leaves=20)
+
+
+@FAST
+@given(_docs, st.sampled_from(["block", "flow"]))
+def test_fast_constructor_equals_pyyaml(doc, style):
+    """The fast path of yamlload.construct gives exactly what PyYAML's SafeConstructor gives."""
+    import yaml
+
+    from memshelf_render import yamlload
+
+    text = yaml.safe_dump({"k": doc}, default_flow_style=(style == "flow"), allow_unicode=True)
+    node = yamlload.compose(text)
+    loader = yamlload.ShelfLoader("")
+    try:
+        expected = loader.construct_document(node)
+    finally:
+        loader.dispose()
+    assert yamlload.construct(node) == expected
