@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import copy
 import json
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -23,7 +25,7 @@ import pytest
 from openapi_schema_validator import OAS31Validator
 
 from bot.sandbox import Sandbox, seed_bare_repo
-from bot.sandbox.gitstore import ZERO
+from bot.sandbox.gitstore import ZERO, Person
 
 WEBHOOKS = Path(__file__).parent / "fixtures" / "webhooks"
 EPISODE = """---
@@ -54,6 +56,40 @@ def sandbox(bare_repo: Path) -> Iterator[Sandbox]:
     with Sandbox.start(bare_repo, "octo/shelf") as sb:
         yield sb
         assert sb.validation_errors == [], "the sandbox answered outside GitHub's OpenAPI description"
+
+
+# driving the sandbox ----------------------------------------------------------------
+
+WHO = Person("Agent", "agent@example.com", "2026-02-01T10:00:00Z")
+
+
+def branch_with(sb: Sandbox, branch: str, files: dict[str, str], base: str = "main", message: str = "change") -> str:
+    """Commit `files` on top of `base` as branch `branch`, straight in git (as a push would)."""
+    parent = sb.store.ref(f"refs/heads/{base}")
+    assert parent
+    tree = sb.store.commit(parent).tree
+    changes = [(path, "100644", sb.store.write_blob(text.encode())) for path, text in files.items()]
+    sha = sb.store.write_commit(sb.store.write_tree(tree, changes), [parent], message + "\n", WHO, WHO)
+    assert sb.store.update_ref(f"refs/heads/{branch}", sha, None)
+    return sha
+
+
+def raw_request(sb: Sandbox, method: str, path: str, body: bytes | None = None,
+                token: str | None = "ghs_sandbox") -> tuple[int, Any, dict[str, str]]:
+    """One request outside PyGithub: status, body (JSON decoded when it is JSON), headers."""
+    request = urllib.request.Request(f"{sb.api_url}{path}", data=body, method=method)
+    if token:
+        request.add_header("Authorization", f"token {token}")
+    if body is not None:
+        request.add_header("Content-Type", "application/json")
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            status, data, headers = response.status, response.read(), dict(response.headers)
+    except urllib.error.HTTPError as error:
+        status, data, headers = error.code, error.read(), dict(error.headers)
+    if headers.get("Content-Type", "").startswith("application/json") and data:
+        return status, json.loads(data), headers
+    return status, data.decode("utf-8", "replace") or None, headers
 
 
 # webhook payloads -------------------------------------------------------------------

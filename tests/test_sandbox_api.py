@@ -4,46 +4,15 @@ from __future__ import annotations
 
 import base64
 import json
-import urllib.error
-import urllib.request
-from typing import Any
 
 import pytest
 from github import GithubException, InputGitTreeElement
 
 from bot.sandbox import Sandbox
-from bot.sandbox.gitstore import Person
 from tests import sandbox_fixtures
+from tests.sandbox_fixtures import WHO, branch_with, raw_request
 
 bare_repo, sandbox = sandbox_fixtures.bare_repo, sandbox_fixtures.sandbox
-WHO = Person("Agent", "agent@example.com", "2026-02-01T10:00:00Z")
-
-
-def branch_with(sb: Sandbox, branch: str, files: dict[str, str], base: str = "main", message: str = "change") -> str:
-    """Commit `files` on top of `base` as branch `branch`, straight in git (as a push would)."""
-    parent = sb.store.ref(f"refs/heads/{base}")
-    assert parent
-    tree = sb.store.commit(parent).tree
-    changes = [(path, "100644", sb.store.write_blob(text.encode())) for path, text in files.items()]
-    sha = sb.store.write_commit(sb.store.write_tree(tree, changes), [parent], message + "\n", WHO, WHO)
-    assert sb.store.update_ref(f"refs/heads/{branch}", sha, None)
-    return sha
-
-
-def raw_request(sb: Sandbox, method: str, path: str, body: bytes | None = None,
-                token: str | None = "ghs_sandbox") -> tuple[int, Any, dict[str, str]]:
-    request = urllib.request.Request(f"{sb.api_url}{path}", data=body, method=method)
-    if token:
-        request.add_header("Authorization", f"token {token}")
-    if body is not None:
-        request.add_header("Content-Type", "application/json")
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            data = response.read()
-            return response.status, json.loads(data) if data else None, dict(response.headers)
-    except urllib.error.HTTPError as error:
-        data = error.read()
-        return error.code, json.loads(data) if data else None, dict(error.headers)
 
 
 def test_repository_points_every_url_at_the_sandbox(sandbox: Sandbox) -> None:

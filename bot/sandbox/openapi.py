@@ -19,8 +19,8 @@ from urllib.parse import unquote
 from openapi_schema_validator import OAS30Validator
 
 DATA = Path(__file__).parent / "data" / "github-api.json"
-# Path parameters that may contain slashes (refs, file paths, `base...head`).
-GREEDY = {"ref": ".+", "path": ".*", "basehead": ".+"}
+# Path parameters that may contain slashes (refs, branch names, file paths, `base...head`).
+GREEDY = {"ref": ".+", "branch": ".+", "path": ".*", "basehead": ".+"}
 # Legacy paths GitHub still answers (undocumented) and PyGithub calls, each served and validated
 # as the documented operation it is an alias of: (method, regex) -> operation key.
 ALIASES = {
