@@ -140,15 +140,19 @@ def _user(sb: Sandbox, login: str) -> dict[str, Any]:
 
 def _base(sb: Sandbox, name: str, sender: str) -> dict[str, Any]:
     payload = _retarget(copy.deepcopy(webhook_fixture(name)), sb)
+    _identify(sb, payload["repository"])
+    payload["sender"] = _user(sb, sender)
+    return payload
+
+
+def _identify(sb: Sandbox, repo: dict[str, Any]) -> None:
+    """Give a fixture's repository object the sandbox repository's identity and addresses."""
     settings = sb.state.repo
-    repo = payload["repository"]
     repo.update(id=settings.id, name=settings.name, full_name=settings.full_name, private=settings.private,
                 fork=settings.fork, default_branch=settings.default_branch,
                 clone_url=f"{sb.api_url}/{settings.full_name}.git", html_url=f"{sb.api_url}/{settings.full_name}",
                 url=f"{sb.api_url}/repos/{settings.full_name}")
     repo["owner"].update(login=settings.owner, id=settings.owner_id)
-    payload["sender"] = _user(sb, sender)
-    return payload
 
 
 def pull_request_event(sb: Sandbox, number: int, action: str = "opened", sender: str | None = None) -> dict[str, Any]:
@@ -167,8 +171,8 @@ def pull_request_event(sb: Sandbox, number: int, action: str = "opened", sender:
         event_pr[key] = rest[key]
     for side in ("head", "base"):
         event_pr[side].update({k: rest[side][k] for k in ("label", "ref", "sha")})
-        event_pr[side]["repo"] = copy.deepcopy(payload["repository"])
-        event_pr[side]["user"] = copy.deepcopy(payload["repository"]["owner"])
+        _identify(sb, event_pr[side]["repo"])
+        event_pr[side]["user"] = copy.deepcopy(event_pr[side]["repo"]["owner"])
     payload["number"] = number
     if action == "synchronize":
         commits = sb.repo.pull_commits(pr)
