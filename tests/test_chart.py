@@ -131,6 +131,14 @@ def test_unchanged_input_returns_previous_untouched():
                      previous=b"<svg xmlns='http://www.w3.org/2000/svg'/>") == first
 
 
+def test_hand_edited_chart_is_redrawn_and_counts_as_drift(tmp_path):
+    records, index_text = worked_records()
+    first = chart_svg(records, index_text=index_text, context_window=200_000, previous=None)
+    edited = first.replace(b"<svg", b"<svg data-edited='yes'", 1)
+    assert previous_hash(edited) is None
+    assert chart_svg(records, index_text=index_text, context_window=200_000, previous=edited) == first
+
+
 def test_hash_covers_every_drawn_field():
     data = chart_data(worked_records()[0], 193, 200_000)
     changed = [replace(data, days=("2026-03-01", "2026-03-04")), replace(data, mass=(1, 27_000)),

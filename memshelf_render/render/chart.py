@@ -24,9 +24,9 @@ from importlib.metadata import version
 from ..records import Record
 from ..stats import ClaimedTally, LedgerRow, human, tokens
 
-CHART_FORMAT = 1
+CHART_FORMAT = 1  # bump when the drawing changes
 WIDTH_PT, HEIGHT_PT = 600, 270  # 800 x 360 px: README width
-_HASH_RE = re.compile(rb"<!-- memshelf-bot chart-input sha256:([0-9a-f]{64}) -->")
+_HASH_RE = re.compile(rb"<!-- memshelf-bot chart-input sha256:([0-9a-f]{64}) drawing sha256:([0-9a-f]{64}) -->\n")
 _MASS_COLOR, _STANDING_COLOR = "#2a6fdb", "#d9480f"
 _INK, _MUTED, _GRID = "#24292f", "#57606a", "#d8dee4"
 _MAX_TICKS = 7
@@ -95,8 +95,13 @@ def input_hash(data: ChartData) -> str:
 
 
 def previous_hash(svg: bytes | None) -> str | None:
+    """The input hash a committed chart carries — only if the drawing is untouched since (its
+    own hash still matches), so a hand-edited chart is redrawn and `render --check` sees drift."""
     match = _HASH_RE.search(svg or b"")
-    return match.group(1).decode() if match else None
+    if not match:
+        return None
+    drawing = svg[: match.start()] + svg[match.end():]
+    return match.group(1).decode() if hashlib.sha256(drawing).hexdigest() == match.group(2).decode() else None
 
 
 def chart_svg(records: list[Record], *, index_text: str, context_window: int, previous: bytes | None) -> bytes:
@@ -107,7 +112,8 @@ def chart_svg(records: list[Record], *, index_text: str, context_window: int, pr
         return previous
     svg = _draw(data)
     at = svg.index(b"<svg")
-    return svg[:at] + f"<!-- memshelf-bot chart-input sha256:{digest} -->\n".encode() + svg[at:]
+    drawing = hashlib.sha256(svg).hexdigest()
+    return svg[:at] + f"<!-- memshelf-bot chart-input sha256:{digest} drawing sha256:{drawing} -->\n".encode() + svg[at:]
 
 
 # --- drawing (matplotlib is imported only below this line, inside functions) -----------------
