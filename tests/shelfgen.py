@@ -613,7 +613,7 @@ def generate_shelf(root: Path, *, seed: int, episodes: int = 40, archive: int = 
 @dataclass(frozen=True, slots=True)
 class Mutation:
     name: str
-    path: str  # shelf-relative path the defect was put into
+    path: str  # shelf-relative path of the defect (the file, or the directory that is the defect)
     expects: tuple[str, ...]  # memshelf-bot codes that must be reported
 
 
@@ -1087,8 +1087,8 @@ def _docs_readme(root: Path, rng: random.Random) -> str:
 @mutation("extra-category", "category-undeclared")
 def _extra_category(root: Path, rng: random.Random) -> str:
     (root / "docs" / "misc").mkdir(exist_ok=True)
-    rel = "docs/misc/2025-06-01-misc-notes.md"
-    return _save(root, rel, _fresh_episode(rng, "topic", "2025-06-01-misc-notes"))
+    _save(root, "docs/misc/2025-06-01-misc-notes.md", _fresh_episode(rng, "topic", "2025-06-01-misc-notes"))
+    return "docs/misc"
 
 
 @mutation("kind-directory-mismatch", "kind-directory-mismatch")
@@ -1137,7 +1137,8 @@ def _symlink(root: Path, rng: random.Random) -> str:
 def _submodule(root: Path, rng: random.Random) -> str:
     (root / "docs" / "topics" / "vendored-notes").mkdir()
     _save(root, "docs/topics/vendored-notes/.git", "gitdir: ../../../.git/modules/vendored-notes\n")
-    return _save(root, "docs/topics/vendored-notes/README.md", "# Vendored notes\n")
+    _save(root, "docs/topics/vendored-notes/README.md", "# Vendored notes\n")
+    return "docs/topics/vendored-notes"
 
 
 @mutation("file-too-large", "file-too-large")
@@ -1149,16 +1150,20 @@ def _too_large(root: Path, rng: random.Random) -> str:
 @mutation("orphaned-split-dir", "split-dir-orphaned")
 def _orphan_split(root: Path, rng: random.Random) -> str:
     (root / "docs" / "topics" / "old-notes").mkdir()
-    return _save(root, "docs/topics/old-notes/001-intro.md", "## Intro\n\nLeft over from a split document.\n")
+    _save(root, "docs/topics/old-notes/001-intro.md", "## Intro\n\nLeft over from a split document.\n")
+    return "docs/topics/old-notes"
 
 
 @mutation("duplicate-title", "duplicate-title")
 def _dup_title(root: Path, rng: random.Random) -> str:
-    rel = _pick(root, rng, "topics")
-    other = _pick(root, rng, "topics", where=lambda t: f"id: {_stem(rel)}\n" not in t)
-    title = _field(_read(root, rel), "display_title") or '"Shared title"'
-    _save(root, rel, _set_field(_read(root, rel), "display_title", f"display_title: {title}"))
-    return _save(root, other, _set_field(_read(root, other), "display_title", f"display_title: {title}"))
+    """Two topics get one title; the later path is the duplicate (the first keeps it)."""
+    one = _pick(root, rng, "topics")
+    other = _pick(root, rng, "topics", where=lambda t: f"id: {_stem(one)}\n" not in t)
+    first, second = sorted((one, other))
+    title = _field(_read(root, first), "display_title") or '"Shared title"'
+    for rel in (first, second):
+        _save(root, rel, _set_field(_read(root, rel), "display_title", f"display_title: {title}"))
+    return second
 
 
 # config ----------------------------------------------------------------------------------------------
