@@ -338,3 +338,34 @@ def test_every_call_is_recorded(sandbox: Sandbox) -> None:
     assert len(post) == 1
     assert (post[0].body, post[0].status, post[0].login) == ({"state": "success", "context": "ci"}, 201,
                                                              "github-actions[bot]")
+
+
+def test_renames_and_binary_files_in_pull_files(sandbox: Sandbox) -> None:
+    store = sandbox.store
+    main = store.ref("refs/heads/main") or ""
+    episode = "docs/topics/2026-01-05-first.md"
+    old_blob = next(e.sha for e in store.tree(store.commit(main).tree, recursive=True) if e.path == episode)
+    tree = store.write_tree(store.commit(main).tree, [
+        (episode, "100644", None), ("docs/archive/2026-01-05-first.md", "100644", old_blob),
+        ("docs/chart.png", "100644", store.write_blob(b"\x89PNG\r\n\x1a\n\x00\x00binary"))])
+    head = store.write_commit(tree, [main], "archive\n", WHO, WHO)
+    store.update_ref("refs/heads/archive", head, None)
+    pr = sandbox.github().get_repo("octo/shelf").create_pull(title="archive", body="", head="archive", base="main")
+    files = {f.filename: f for f in pr.get_files()}
+    moved = files["docs/archive/2026-01-05-first.md"]
+    assert (moved.status, moved.previous_filename, moved.patch) == ("renamed", episode, None)
+    assert (files["docs/chart.png"].status, files["docs/chart.png"].patch) == ("added", None)
+
+
+def test_graphql_needs_a_token_and_auto_merge_can_be_disabled(sandbox: Sandbox) -> None:
+    status, body, _ = raw_request(sandbox, "POST", "/graphql", json.dumps({"query": "{ viewer { login } }"}).encode(),
+                                  token=None)
+    assert (status, body["message"]) == (401, "This endpoint requires you to be authenticated.")
+    sandbox.state.repo.allow_auto_merge = True
+    sandbox.protect("main", ["memshelf-bot"])
+    branch_with(sandbox, "shelve/d", {"docs/d.md": "d\n"})
+    pr = sandbox.github().get_repo("octo/shelf").create_pull(title="d", body="", head="shelve/d", base="main")
+    pr.enable_automerge()
+    assert sandbox.state.pull(1).auto_merge is not None
+    pr.disable_automerge()
+    assert sandbox.state.pull(1).auto_merge is None

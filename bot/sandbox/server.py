@@ -141,21 +141,23 @@ class Core:
 
     def graphql(self, raw: bytes, headers: dict[str, str]) -> Reply:
         principal = self.state.principal(smart_http.token_from(headers.get("authorization")))
-        if principal is None:
-            return Reply(401, {"message": "This endpoint requires you to be authenticated.",
-                               "documentation_url": f"{GRAPHQL_DOCS}/guides/forming-calls-with-graphql"
-                                                    "#authenticating-with-graphql", "status": "401"})
         try:
-            request = json.loads(raw)
+            request: Any = json.loads(raw)
         except ValueError:
-            return Reply(400, {"message": "Problems parsing JSON", "documentation_url": GRAPHQL_DOCS,
-                               "status": "400"})
-        if not isinstance(request, dict) or not isinstance(request.get("query"), str):
-            return Reply(200, {"errors": [{"message": "A query attribute must be specified and must be a string."}]})
-        answer = graphql.execute(self.repo, principal, request)
-        self.record("POST", "/graphql", {}, request, 200, principal.user.login)
-        self.repo.sweep_auto_merge()
-        return Reply(200, answer)
+            request = None
+        if principal is None:
+            reply = Reply(401, {"message": "This endpoint requires you to be authenticated.",
+                                "documentation_url": f"{GRAPHQL_DOCS}/guides/forming-calls-with-graphql"
+                                                     "#authenticating-with-graphql", "status": "401"})
+        elif request is None:
+            reply = Reply(400, {"message": "Problems parsing JSON", "documentation_url": GRAPHQL_DOCS, "status": "400"})
+        elif not isinstance(request, dict) or not isinstance(request.get("query"), str):
+            reply = Reply(200, {"errors": [{"message": "A query attribute must be specified and must be a string."}]})
+        else:
+            reply = Reply(200, graphql.execute(self.repo, principal, request))
+            self.repo.sweep_auto_merge()
+        self.record("POST", "/graphql", {}, request, reply.status, principal.user.login if principal else None)
+        return reply
 
 
 class Handler(BaseHTTPRequestHandler):

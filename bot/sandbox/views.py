@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote
 
 from .gitstore import CommitInfo, FileChange, Person, TreeEntry
 from .state import CheckRun, Comment, Label, PullRequest, Reaction, RepoSettings, Status, User, node_id
@@ -131,7 +132,7 @@ class Views:
     # issues, pulls, comments, labels ----------------------------------------------------
 
     def label(self, label: Label) -> dict[str, Any]:
-        return {"id": label.id, "node_id": node_id("LA", label.id), "url": f"{self.u.api}/labels/{label.name}",
+        return {"id": label.id, "node_id": node_id("LA", label.id), "url": f"{self.u.api}/labels/{quote(label.name, safe='')}",
                 "name": label.name, "color": label.color, "default": label.default,
                 "description": label.description}
 
