@@ -8,6 +8,7 @@ a lost race visible exactly as on GitHub.
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import re
 import subprocess
@@ -69,8 +70,6 @@ class FileChange:
 
 
 def _iso(epoch: str) -> str:
-    import datetime as dt
-
     return dt.datetime.fromtimestamp(int(epoch), dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 

@@ -102,9 +102,6 @@ class ApiDescription:
                 return op, {k: unquote(v) for k, v in m.groupdict().items()}
         return None
 
-    def path_exists(self, raw_path: str) -> bool:
-        return any(op.pattern.match(raw_path) for op in self.operations)
-
     # requests -------------------------------------------------------------------
 
     def coerce_query(self, op: Operation, query: dict[str, list[str]]) -> tuple[dict[str, Any], RequestProblem | None]:

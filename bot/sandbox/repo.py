@@ -13,7 +13,6 @@ from .state import PullRequest, State, User, now
 from .views import Urls, Views
 
 PASSING = {"success", "neutral", "skipped"}
-MERGE_METHODS = ("merge", "squash", "rebase")
 
 
 class MergeRefused(Exception):

@@ -9,7 +9,6 @@ from .gitstore import TreeEntry
 from .state import CheckRun, Status, now
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
-ROLE = {"admin": "admin", "maintain": "maintain", "write": "write", "triage": "triage", "read": "read", "none": "none"}
 # The collaborator-permission endpoint folds maintain into write and triage into read.
 LEGACY = {"admin": "admin", "maintain": "write", "write": "write", "triage": "read", "read": "read", "none": "none"}
 
@@ -56,8 +55,8 @@ def collaborator_permission(ctx: Context) -> Reply:
     level = {"admin": 5, "maintain": 4, "write": 3, "triage": 2, "read": 1, "none": 0}[permission]
     user["permissions"] = {"admin": level >= 5, "maintain": level >= 4, "push": level >= 3,
                            "triage": level >= 2, "pull": level >= 1}
-    user["role_name"] = ROLE[permission]
-    return Reply(200, {"permission": LEGACY[permission], "role_name": ROLE[permission], "user": user})
+    user["role_name"] = permission
+    return Reply(200, {"permission": LEGACY[permission], "role_name": permission, "user": user})
 
 
 @route(f"GET {R}/contents/{{path}}")

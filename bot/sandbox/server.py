@@ -29,7 +29,7 @@ from .openapi import description
 from .repo import Repository
 from .state import PERMISSIONS, Call, RepoSettings, State
 
-assert routes_git and routes_issues and routes_pulls and routes_repo  # importing them registers ROUTES
+ROUTE_MODULES = (routes_git, routes_issues, routes_pulls, routes_repo)  # importing them fills ROUTES
 REST_DOCS = "https://docs.github.com/rest"
 GRAPHQL_DOCS = "https://docs.github.com/graphql"
 
