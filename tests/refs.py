@@ -150,9 +150,7 @@ def run_jobs(jobs: list[dict]) -> list[dict]:
     ref-venv process; one result dict per job, in order."""
     if not jobs:
         return []
-    for job in jobs:
-        job["shelf"] = str(Path(job["shelf"]).resolve())
-        job.setdefault("stale_hours", NO_STALENESS_HOURS)
+    jobs = [{"stale_hours": NO_STALENESS_HOURS, **job, "shelf": str(Path(job["shelf"]).resolve())} for job in jobs]
     proc = subprocess.run(
         [str(ref_python()), "-c", _RUNNER], input=json.dumps(jobs), capture_output=True,
         text=True, encoding="utf-8", env=_clean_env(), cwd=str(CACHE),

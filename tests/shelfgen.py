@@ -310,7 +310,6 @@ class EpisodeSpec:
     tokens_source: str | None = "estimate"
     sections: tuple[str, ...] = ("Digest",)
     span_start: date | None = None
-    extra_fields: tuple[tuple[str, str], ...] = ()
     digest: str = ""
 
 
@@ -335,7 +334,6 @@ def episode_text(spec: EpisodeSpec, rng: random.Random) -> str:
     if spec.description is not None:
         fm.append(f"description: {_q(spec.description)}")
     fm.append(f"tags: [{', '.join(spec.tags)}]")
-    fm.extend(f"{k}: {v}" for k, v in spec.extra_fields)
     fm.append(f"approx_tokens: {spec.approx_tokens}")
     if spec.tokens_source:
         fm.append(f"approx_tokens_source: {spec.tokens_source}")
@@ -742,9 +740,8 @@ def _digest_mutation(make: Callable[[str, random.Random], str], category: str | 
 
 
 def _fresh_episode(rng: random.Random, kind: str, eid: str, size_hint: int = 0) -> str:
-    """A new valid episode with a given id (for duplicates, extra categories, oversized files)."""
-    writer = _Writer(rng)
-    spec = writer.spec(kind, date.fromisoformat(eid[:10]) if eid[:4].isdigit() else date(2025, 5, 5), set())
+    """A new valid episode with a given dated id (for duplicates, extra categories, oversized files)."""
+    spec = _Writer(rng).spec(kind, date.fromisoformat(eid[:10]), set())
     spec.id = eid
     text = episode_text(spec, rng)
     if size_hint:
