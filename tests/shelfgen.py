@@ -236,7 +236,7 @@ def digest_text(f: Facts, kind: str, rng: random.Random) -> str:
     return rng.choice(forms[kind])
 
 
-def _section_bodies(f: Facts, kind: str, day: date, rng: random.Random, quirks: set[str]) -> dict[str, str]:
+def _section_bodies(f: Facts, day: date, rng: random.Random, quirks: set[str]) -> dict[str, str]:
     s = _subject(f)
     en = f.lang == "en"
     out: dict[str, str] = {}
@@ -349,7 +349,7 @@ def episode_text(spec: EpisodeSpec, rng: random.Random) -> str:
     else:
         h1 = spec.title if "h1-title" in q and spec.title else spec.id
         head = f"# {h1}\n\n"
-    bodies = _section_bodies(spec.facts, spec.kind, spec.day, rng, q)
+    bodies = _section_bodies(spec.facts, spec.day, rng, q)
     bodies["Digest"] = spec.digest
     out = [head, "---\n", "\n".join(fm), "\n---\n"]
     required = {"Digest", "Decisions", "Timeline", "Open threads", "Findings"}
