@@ -33,6 +33,7 @@ from ..records import Record, collect
 from ..shelf import DOCSHELF, Shelf, load_shelf
 from ..text import MAX_DESCRIPTION_CHARS, flatten
 from .archive import CONFIG_PATH, archive_book
+from .chartjob import ChartJob
 from .disk import on_disk, sync
 from .index import Book, docs_book, footer, index_categories, index_text, subindex_text
 from .ledger import ledger_bytes
@@ -118,12 +119,10 @@ def _book_files(shelf: Shelf, book: Book, records: list[Record], splits: dict, s
     return files
 
 
-def _chart(records: list[Record], index_text: str, shelf: Shelf) -> bytes:
-    from .chart import chart_svg
-
+def _chart(records: list[Record], index_text: str, shelf: Shelf, job: ChartJob) -> bytes:
     previous = on_disk(shelf.root, STATS_PATH)
-    return chart_svg(records, index_text=index_text, context_window=shelf.settings.context_window,
-                     previous=previous.data if previous.kind == "file" else None)
+    return job.draw(records, index_text, shelf.settings.context_window,
+                    previous.data if previous.kind == "file" else None)
 
 
 def _badge(shelf: Shelf, records: list[Record], index_text: str) -> dict[str, bytes]:
@@ -132,7 +131,8 @@ def _badge(shelf: Shelf, records: list[Record], index_text: str) -> dict[str, by
     return badge_files(shelf, records, index_text)
 
 
-def plan(shelf: Shelf, records: list[Record], *, badge: bool | None = None) -> tuple[dict[str, bytes | None], list[str]]:
+def plan(shelf: Shelf, records: list[Record], *, badge: bool | None = None,
+         chart: ChartJob | None = None) -> tuple[dict[str, bytes | None], list[str]]:
     """Every derived path's desired bytes (None = must be absent), in render order, and warnings."""
     warnings: list[str] = []
     sizes = {ep.path: ep.size for ep in shelf.episodes}
@@ -154,7 +154,7 @@ def plan(shelf: Shelf, records: list[Record], *, badge: bool | None = None) -> t
 
     index_str = _index_str(shelf, files)
     try:
-        files[STATS_PATH] = _chart(records, index_str, shelf)
+        files[STATS_PATH] = _chart(records, index_str, shelf, chart or ChartJob(0))
     except ImportError as exc:
         warnings.append(f"{STATS_PATH} not drawn: the chart renderer is unavailable ({exc})")
     if badge_enabled(shelf, badge):
@@ -175,8 +175,9 @@ def _index_str(shelf: Shelf, files: dict[str, bytes | None]) -> str:
 
 def render_shelf(shelf: Shelf, *, check: bool = False, badge: bool | None = None) -> RenderResult:
     """Render every derived file; with `check`, write nothing and list what differs."""
-    records, skipped = collect(shelf.episodes)
-    files, warnings = plan(shelf, records, badge=badge)
+    with ChartJob(len(shelf.layout.episodes)) as chart:
+        records, skipped = collect(shelf.episodes)
+        files, warnings = plan(shelf, records, badge=badge, chart=chart)
     outcome = sync(shelf.root, files, check=check)
     return RenderResult(
         files=files, check=check, episodes=len(shelf.episodes),
