@@ -36,8 +36,8 @@ from .render import render_shelf
 from .render.archive import CONFIG_PATH as ARCHIVE_CONFIG
 from .render.disk import on_disk, write_atomic
 from .shelf import DOCSHELF, MANIFEST, SETTINGS, Shelf, load_shelf
+from .stats import RECALL_LOG
 
-RECALL_LOG = "recall-log.tsv"
 RECALL_HEADER = "episode_id\tsection\tfetched_tokens"
 REGULAR_MODES = ("100644", "100755")
 MARK_OURS, MARK_BASE, MARK_SPLIT, MARK_THEIRS = "<<<<<<<", "|||||||", "=======", ">>>>>>>"
@@ -410,7 +410,7 @@ def resolve(root: str | Path, *, commit: bool = False) -> ResolveResult:
     for path, stages in conflicts.items():
         if path == RECALL_LOG:
             continue
-        if shelf is not None and path != MANIFEST and is_derived(path, shelf):
+        if shelf is not None and is_derived(path, shelf):
             conflicted_derived.append(path)
         else:
             result.unresolved.append(Unresolved(path, _human_reason(path, stages, shelf)))

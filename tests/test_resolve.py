@@ -10,6 +10,7 @@ import json
 import re
 import shutil
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -59,19 +60,17 @@ def write(root: Path, files: dict[str, str]) -> None:
         (root / rel).write_text(text, encoding="utf-8")
 
 
-def append_recalls(root: Path, rows: list[str]) -> None:
+def append_recalls(root: Path, rows: Sequence[str]) -> None:
     with open(root / RECALL_LOG, "a", encoding="utf-8") as fh:
         fh.write("".join(r + "\n" for r in rows))
 
 
-def branch(top: Path, root: Path, name: str, files: dict[str, str], recalls: list[str] = (),
-           *, rendered: bool = True) -> None:
+def branch(top: Path, root: Path, name: str, files: dict[str, str], recalls: Sequence[str] = ()) -> None:
     """A branch off main that adds `files`, appends recalls, renders and commits it all."""
     git(top, "checkout", "-q", "-b", name, "main")
     write(root, files)
-    append_recalls(root, list(recalls))
-    if rendered:
-        render(root)
+    append_recalls(root, recalls)
+    render(root)
     commit_all(top, name)
 
 
@@ -95,6 +94,10 @@ def fresh_render(root: Path, scratch: Path) -> dict[str, bytes | None]:
         (scratch / rel).unlink(missing_ok=True)
     render(scratch)
     return derived_files(scratch)
+
+
+def derived_files_raw(root: Path, paths: list[str]) -> dict[str, bytes]:
+    return {p: (root / p).read_bytes() for p in paths if (root / p).is_file()}
 
 
 def assert_no_markers(files: dict[str, bytes | None]) -> None:
@@ -301,7 +304,7 @@ def test_shelf_in_a_subdirectory_and_a_conflict_outside_it(tmp_path: Path):
     git(top, "add", "README.md")
     second = resolve(root, commit=True)
     assert second.ok and second.committed and second.unresolved == []
-    assert {"memory/INDEX.md", "memory/ledger.tsv"} <= {f"memory/{p}" for p in second.regenerated}
+    assert {"INDEX.md", "ledger.tsv"} <= set(second.regenerated)
     assert git(top, "status", "--porcelain") == ""
     assert derived_files(root) == fresh_render(root, tmp_path / "fresh")
 
@@ -333,10 +336,6 @@ def test_a_conflicted_manifest_is_left_to_a_human(tmp_path: Path):
     assert reasons["INDEX.md"] == "changed on both sides; whether it is derived is decided once shelf.yml is settled"
     assert out["validate"]["verdict"] == "config-error"
     assert derived_files_raw(root, conflicted) == before
-
-
-def derived_files_raw(root: Path, paths: list[str]) -> dict[str, bytes]:
-    return {p: (root / p).read_bytes() for p in paths if (root / p).is_file()}
 
 
 def test_outside_a_merge_it_regenerates_without_touching_the_index(tmp_path: Path):
@@ -433,3 +432,59 @@ def test_cli_exit_codes_for_config_and_git_problems(tmp_path: Path):
     assert out["commit_error"] == "not a git repository: nothing can be committed"
     assert (root / "INDEX.md").is_file()  # still regenerated
     assert run_cli("resolve", str(root)).returncode == 0
+
+
+def test_conflicts_from_a_cherry_pick_are_settled_but_not_committed(shelf_repo: Path):
+    root = shelf_repo
+    branch(root, root, "a", {A_TOPIC: topic("2026-02-01-cache-warmup", "Cache warmup")}, A_RECALLS)
+    branch(root, root, "b", {B_TOPIC: topic("2026-02-02-queue-retries", "Queue retries")}, B_RECALLS)
+    git(root, "checkout", "-q", "a")
+    git(root, "cherry-pick", "b", check=False)
+    assert RECALL_LOG in unmerged(root)
+    head = git(root, "rev-parse", "HEAD")
+
+    result = resolve(root, commit=True)
+
+    assert not result.in_merge and result.unresolved == [] and not result.committed
+    assert result.commit_error.startswith("the conflicts come from a git operation other than a merge")
+    assert result.exit_code == 1
+    assert unmerged(root) == [] and git(root, "rev-parse", "HEAD") == head
+
+
+def test_a_recall_log_that_is_a_symlink_on_one_side_needs_a_human(tmp_path: Path):
+    root = make_shelf(tmp_path / "shelf")
+    (root / RECALL_LOG).write_text("episode_id\tsection\tfetched_tokens\n", encoding="utf-8")
+    render(root)
+    init_repo(root)
+    git(root, "checkout", "-q", "-b", "a")
+    (root / RECALL_LOG).unlink()
+    (root / RECALL_LOG).symlink_to("POLICY.md")
+    commit_all(root, "a")
+    branch(root, root, "b", {}, ["x\tDigest\t1"])
+    assert RECALL_LOG in merge(root, "a", "b")
+
+    result = resolve(root)
+
+    reasons = {u.path: u.reason for u in result.unresolved}
+    assert reasons[RECALL_LOG].startswith("not a regular file on one side")
+    assert result.resolved == [] and result.regenerated == [] and result.exit_code == 1
+
+
+def test_a_conflicted_derived_file_that_cannot_be_drawn_stays_conflicted(shelf_repo: Path, monkeypatch):
+    """Without the chart renderer, stats.svg cannot be regenerated: it is reported, never staged
+    with its markers, and the merge is not committed."""
+    import memshelf_render.render as render_module
+
+    def no_chart(*_args, **_kwargs):
+        raise ImportError("no matplotlib")
+
+    two_branches(shelf_repo)
+    monkeypatch.setattr(render_module, "_chart", no_chart)
+
+    result = resolve(shelf_repo, commit=True)
+
+    assert [(u.path, u.reason) for u in result.unresolved] == [
+        ("stats.svg", "derived, but could not be regenerated: the render produced no content for it")]
+    assert not result.committed and result.exit_code == 1
+    assert "stats.svg" not in result.staged and unmerged(shelf_repo) == ["stats.svg"]
+    assert any("stats.svg not drawn" in n for n in result.notes)
