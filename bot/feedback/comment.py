@@ -1,0 +1,171 @@
+"""The one sticky PR comment: found by a hidden marker, created once, edited only when its text
+changes, deduplicated when a race made two, recreated when someone deleted it.
+
+Policy (`comment` setting): `always` keeps a comment on every PR; `auto` creates one only when
+there is something to say, but keeps an existing one up to date (so a fixed PR turns green);
+`never` leaves comments alone. A token that may not write (a fork's) is not an error: the
+annotations and the job summary carry the same content.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from github import GithubException
+
+from memshelf_render import __version__
+from memshelf_render.findings import Finding
+
+from ..flows.checks import Outcome, repo_path
+from ..github import GitHub
+from . import markdown as md
+from .suggestions import Suggestion
+from .summary import VERDICT, episode_table, guard_lines, headline, plural, signed
+
+MAX_BODY = 65536  # GitHub's limit on a comment body, in characters
+ICON = {"error": "❌", "warning": "⚠️", "info": "ℹ️"}
+
+
+def marker(shelf_path: str) -> str:
+    return f"<!-- memshelf-bot:sticky shelf={shelf_path} -->"
+
+
+def _finding_block(f: Finding, prefix: str, suggestion: Suggestion | None) -> list[str]:
+    where = f"line {f.line}" if f.line else "file"
+    lines = [f"- {ICON[f.severity.value]} **{where}** {md.code(f.code)} — {md.text(f.message)}",
+             f"  <br>Fix: {md.text(f.rule.fix)}"]
+    if suggestion is not None:
+        block = md.fenced(suggestion.replacement, "suggestion")
+        lines += [f"  <br>Suggested change ({md.text(suggestion.why)}):", "",
+                  *("  " + line if line else "" for line in block.split("\n")), ""]
+    return lines
+
+
+def _findings_section(findings: list[Finding], suggestions: list[Suggestion], prefix: str,
+                      room: int) -> list[str]:
+    """Findings grouped by file, each with its fix and, where mechanical, a suggestion; cut to
+    `room` characters with a note saying how many were left out."""
+    by_line = {(s.path, s.line): s for s in suggestions}
+    used: set[tuple[str, int]] = set()
+    out: list[str] = []
+    size = 0
+    current = None
+    for n, f in enumerate(findings):
+        block = []
+        if f.path != current:
+            current = f.path
+            block += ["", f"#### {md.code(repo_path(f.path, prefix) if f.path else '(shelf)')}", ""]
+        key = (f.path, f.line or 0)
+        suggestion = by_line.get(key) if key not in used else None
+        if suggestion is not None:
+            used.add(key)
+        block += _finding_block(f, prefix, suggestion)
+        text = "\n".join(block)
+        if size + len(text) > room:
+            out += ["", f"… and {plural(len(findings) - n, 'more finding')}: the job summary lists every one."]
+            break
+        out += block
+        size += len(text) + 1
+    return out
+
+
+def body(outcome: Outcome, suggestions: list[Suggestion], *, shelf_path: str, head_sha: str,
+         summary_url: str | None) -> str:
+    """The comment's Markdown (deterministic: the same outcome gives the same bytes)."""
+    prefix = "" if shelf_path == "." else shelf_path
+    head = [marker(shelf_path), f"### memshelf-bot: {VERDICT[outcome.verdict]}", "", headline(outcome), ""]
+    if outcome.standing is not None:
+        s = outcome.standing
+        head += [f"Standing cost: {s.base:,} → {s.head:,} tokens ({signed(s.delta)}).", ""]
+    head += episode_table(outcome, prefix)
+    head += [f"❌ {md.text(note)}" for note in outcome.notes] + ([""] if outcome.notes else [])
+    head += guard_lines(outcome, prefix)
+    where = f"[job summary]({summary_url})" if summary_url else "job summary"
+    tail = ["", "---", f"<sub>memshelf-bot {__version__} · head {md.code(head_sha[:12])} · every finding is also an "
+                       f"annotation on its line and in the {where}.</sub>"]
+    room = MAX_BODY - len("\n".join(head + tail)) - 200
+    section = _findings_section(outcome.report.findings, suggestions, prefix, room)
+    return "\n".join(head + section + tail).replace("\n\n\n", "\n\n")
+
+
+@dataclass(frozen=True, slots=True)
+class CommentResult:
+    action: str  # created | updated | unchanged | recreated | skipped | read-only
+    comment_id: int | None = None
+    removed_duplicates: int = 0
+    reason: str = ""
+
+    def describe(self) -> str:
+        text = {
+            "created": "posted the sticky comment",
+            "updated": "updated the sticky comment",
+            "unchanged": "left the sticky comment as it was (same text)",
+            "recreated": "re-posted the sticky comment (the previous one was deleted)",
+            "skipped": f"posted no comment ({self.reason})",
+            "read-only": "could not comment: the token may not write here (a fork's pull request?); "
+                         "the annotations and this summary carry everything",
+        }[self.action]
+        if self.removed_duplicates:
+            text += f"; removed {plural(self.removed_duplicates, 'duplicate')} a concurrent run left"
+        return text
+
+
+def _mine(client: GitHub, pull: Any, mark: str) -> list[Any]:
+    comments = client.call(f"list the comments of #{pull.number}", lambda: list(pull.get_issue_comments()))
+    return sorted((c for c in comments if (c.body or "").startswith(mark)), key=lambda c: c.id)
+
+
+def _delete(client: GitHub, comment: Any) -> bool:
+    try:
+        client.write("delete a duplicate sticky comment", comment.delete)
+    except GithubException as exc:
+        if exc.status != 404:
+            raise
+    return True
+
+
+def upsert(client: GitHub, pull: Any, text: str, *, shelf_path: str, policy: str, has_news: bool) -> CommentResult:
+    """Make the PR's sticky comment say `text`, per `policy` (see the module docstring)."""
+    if policy == "never":
+        return CommentResult("skipped", reason="comment: never")
+    if client.read_only:
+        return CommentResult("read-only")
+    mark = marker(shelf_path)
+    mine = _mine(client, pull, mark)
+    if not mine:
+        if policy == "auto" and not has_news:
+            return CommentResult("skipped", reason="nothing to report, and comment: auto")
+        return _create(client, pull, text, mark, "created")
+    keep, extra = mine[0], mine[1:]
+    removed = sum(_delete(client, c) for c in extra)
+    if keep.body == text:
+        return CommentResult("unchanged", keep.id, removed)
+    try:
+        client.write("edit the sticky comment", keep.edit, text)
+    except GithubException as exc:
+        if exc.status != 404:
+            raise
+        return _create(client, pull, text, mark, "recreated", removed)
+    if client.read_only:
+        return CommentResult("read-only", removed_duplicates=removed)
+    return CommentResult("updated", keep.id, removed)
+
+
+def _create(client: GitHub, pull: Any, text: str, mark: str, action: str, removed: int = 0) -> CommentResult:
+    created = client.write("post the sticky comment", pull.create_issue_comment, text)
+    if created is None:
+        return CommentResult("read-only", removed_duplicates=removed)
+    # a concurrent run may have posted too: the oldest stays, the others go (ours included)
+    mine = _mine(client, pull, mark)
+    for extra in mine[1:]:
+        removed += _delete(client, extra)
+    keep = mine[0] if mine else created
+    if keep.id != created.id and keep.body != text:
+        client.write("edit the sticky comment", keep.edit, text)
+    return CommentResult(action, keep.id, removed)
+
+
+def run_url(server_url: str, full_name: str, run_id: str | None) -> str | None:
+    """The run page that shows the job summary, when the runner told us the run id."""
+    return f"{server_url.rstrip('/')}/{full_name}/actions/runs/{run_id}" if run_id else None

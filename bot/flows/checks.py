@@ -1,0 +1,151 @@
+"""What a change to a shelf is checked for, whatever event brought it: the guard (SPEC §8) over
+the changed paths, then the rules over the changed episodes (`--changed` semantics), and per
+episode what the change costs every future session (its standing-cost delta).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, field
+
+from memshelf_render.findings import Finding
+from memshelf_render.guard import Change, GuardResult, classify
+from memshelf_render.records import collect
+from memshelf_render.render import plan
+from memshelf_render.shelf import Shelf
+from memshelf_render.stats import claimed_economy, ledger_rows, tokens
+from memshelf_render.validate import Report, validate_shelf
+
+# GitHub's file statuses -> the guard's
+FILE_STATUS = {"added": "added", "removed": "removed", "modified": "modified", "renamed": "renamed",
+               "copied": "added", "changed": "modified", "unchanged": "modified"}
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeRow:
+    path: str  # shelf-relative
+    status: str  # added | modified
+    errors: int
+    warnings: int
+    digest_words: int | None
+    standing_delta: int | None
+
+    @property
+    def verdict(self) -> str:
+        return "violations" if self.errors else "valid"
+
+
+@dataclass
+class Standing:
+    """Standing cost (INDEX tokens + digest tokens) before and after the change."""
+
+    base: int
+    head: int
+
+    @property
+    def delta(self) -> int:
+        return self.head - self.base
+
+
+@dataclass
+class Outcome:
+    """Everything the feedback needs: the report, the guard, per-episode rows, flow notes."""
+
+    report: Report
+    guard: GuardResult | None = None
+    rows: list[EpisodeRow] = field(default_factory=list)
+    standing: Standing | None = None
+    notes: list[str] = field(default_factory=list)  # flow-level problems, each also an error
+    checked: int = 0
+
+    @property
+    def verdict(self) -> str:
+        if self.report.verdict == "valid" and self.notes:
+            return "violations"
+        return self.report.verdict
+
+    @property
+    def exit_code(self) -> int:
+        return {"valid": 0, "violations": 1, "config-error": 2}[self.verdict]
+
+    @property
+    def counts(self) -> dict[str, int]:
+        counts = dict(self.report.counts)
+        counts["error"] += len(self.notes)
+        return counts
+
+
+def shelf_relative(repo_path: str, prefix: str) -> str:
+    """A repository path relative to the shelf at `prefix` ('' = the root); outside it, '../…'."""
+    if not prefix:
+        return repo_path
+    if repo_path.startswith(prefix + "/"):
+        return repo_path[len(prefix) + 1:]
+    return posixpath.relpath(repo_path, prefix)
+
+
+def repo_path(shelf_rel: str, prefix: str) -> str:
+    return posixpath.normpath(f"{prefix}/{shelf_rel}") if prefix else shelf_rel
+
+
+def changes_from_files(files: list[tuple[str, str, str | None]], prefix: str, modes: dict[str, str]) -> list[Change]:
+    """(GitHub status, repo path, previous repo path) triples as the guard's changes; `modes`
+    maps repo paths to their git mode on the head side."""
+    out = []
+    for status, path, previous in files:
+        kind = FILE_STATUS.get(status, "modified")
+        old = shelf_relative(previous, prefix) if previous and kind == "renamed" else None
+        mode = None if kind == "removed" else modes.get(path)
+        out.append(Change(kind, shelf_relative(path, prefix), old_path=old, mode=mode))
+    return out
+
+
+def check(shelf: Shelf, changes: list[Change], *, base_ids: set[str], strict: bool) -> Outcome:
+    """The guard over `changes`, then every rule over the added and modified episodes."""
+    guard = classify(shelf, changes, base_ids=base_ids, allow=shelf.settings.allow_paths)
+    changed = guard.changed_episodes
+    findings = list(guard.findings)
+    findings += validate_shelf(shelf, changed=[str(shelf.root / p) for p in changed])
+    findings.sort(key=Finding.sort_key)
+    report = Report(shelf.root, findings=findings, strict=strict, episodes=len(changed))
+    return Outcome(report=report, guard=guard, checked=len(changed))
+
+
+def _index_share(index_text: str, filename: str) -> int:
+    """Tokens of the INDEX lines that name `filename` (the episode's entry)."""
+    return tokens("".join(line + "\n" for line in index_text.split("\n") if filename in line))
+
+
+def add_rows(outcome: Outcome, shelf: Shelf, base_index: str, base_ledger: str) -> None:
+    """Per changed episode: verdict, counts, digest words and standing-cost delta, measured
+    against the base branch's rendered INDEX and ledger; the shelf's total delta too."""
+    guard = outcome.guard
+    if guard is None:
+        return
+    episodes = {ep.path: ep for ep in shelf.episodes}
+    records, _ = collect(shelf.episodes)
+    files, _ = plan(shelf, records, badge=False)
+    index_bytes = files.get(posixpath.normpath(shelf.index_path))
+    head_index = index_bytes.decode("utf-8") if index_bytes else shelf.read_text(shelf.index_path) or ""
+    head_ledger = (files.get(posixpath.normpath(shelf.ledger_path)) or b"").decode("utf-8")
+    window = shelf.settings.context_window
+    base_digest = {row.episode_id: row.digest_tokens for row in ledger_rows(base_ledger)}
+    by_path = {rec.path: rec for rec in records}
+    outcome.standing = Standing(
+        claimed_economy(ledger_rows(base_ledger), (), tokens(base_index), window).standing_cost,
+        claimed_economy(ledger_rows(head_ledger), (), tokens(head_index), window).standing_cost,
+    )
+    for path in guard.changed_episodes:
+        ep = episodes.get(path)
+        mine = [f for f in outcome.report.findings if f.path == path]
+        errors = sum(f.severity.value == "error" for f in mine)
+        warnings = sum(f.severity.value == "warning" for f in mine)
+        digest = ep.digest if ep is not None else None
+        filename = posixpath.basename(path)
+        rec = by_path.get(path)
+        delta = None
+        if rec is not None:
+            delta = (rec.digest_tokens - base_digest.get(rec.id, 0)
+                     + _index_share(head_index, filename) - _index_share(base_index, filename))
+        outcome.rows.append(EpisodeRow(path, "added" if path in guard.added else "modified", errors, warnings,
+                                       len(digest.split()) if digest else (0 if ep is not None else None), delta))

@@ -1,0 +1,134 @@
+"""Local git for the flows: fetch an exact commit over HTTP with the job's token, look at it in a
+scratch worktree, read file modes. The token travels in an HTTP header set through git's
+environment (never in a URL or on a command line), as actions/checkout does.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+CLEAN_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_CONFIG_COUNT")
+
+
+class GitFailed(RuntimeError):
+    """A git command failed; the message never holds the token."""
+
+
+@dataclass
+class LocalRepo:
+    """A git repository on disk (the workspace checkout, or a scratch one) and its remote."""
+
+    path: Path
+    remote_url: str  # e.g. https://github.com/octo/shelf.git
+    token: str = ""
+    scratch: bool = False
+
+    @classmethod
+    def open(cls, workspace: Path, server_url: str, full_name: str, token: str) -> LocalRepo:
+        """The workspace's repository, or a new scratch one when the workspace is not a checkout."""
+        url = f"{server_url.rstrip('/')}/{full_name}.git"
+        probe = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=workspace, capture_output=True,
+                               text=True, check=False, env=_env())
+        if probe.returncode == 0 and Path(probe.stdout.strip()).resolve() == workspace.resolve():
+            return cls(workspace, url, token)
+        scratch = Path(tempfile.mkdtemp(prefix="memshelf-bot-git-"))
+        subprocess.run(["git", "init", "--quiet", str(scratch)], capture_output=True, check=True, env=_env())
+        return cls(scratch, url, token, scratch=True)
+
+    def git(self, *args: str, remote: bool = False, cwd: Path | None = None) -> str:
+        env = _env(self._auth() if remote else {})
+        proc = subprocess.run(["git", *args], cwd=cwd or self.path, capture_output=True, env=env, check=False)
+        if proc.returncode != 0:
+            err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+            detail = err[-1] if err else f"exit {proc.returncode}"
+            raise GitFailed(f"git {args[0]} failed: {detail.replace(self.token, '***') if self.token else detail}")
+        return proc.stdout.decode("utf-8", "surrogateescape")
+
+    def _auth(self) -> dict[str, str]:
+        if not self.token:
+            return {}
+        key = f"http.{self.remote_url.rsplit('/', 2)[0]}/.extraheader"
+        basic = base64.b64encode(f"x-access-token:{self.token}".encode()).decode("ascii")
+        # the empty value first drops any header a checkout step persisted for the same URL
+        return {"GIT_CONFIG_COUNT": "2", "GIT_CONFIG_KEY_0": key, "GIT_CONFIG_VALUE_0": "",
+                "GIT_CONFIG_KEY_1": key, "GIT_CONFIG_VALUE_1": f"AUTHORIZATION: basic {basic}"}
+
+    def head(self) -> str | None:
+        try:
+            return self.git("rev-parse", "--verify", "--quiet", "HEAD^{commit}").strip() or None
+        except GitFailed:
+            return None
+
+    def has(self, sha: str) -> bool:
+        try:
+            self.git("cat-file", "-e", f"{sha}^{{commit}}")
+            return True
+        except GitFailed:
+            return False
+
+    def parents(self, sha: str) -> list[str]:
+        """The parents a commit names (read from the object, so a shallow checkout's too)."""
+        header = self.git("cat-file", "commit", sha).split("\n\n", 1)[0]
+        return [line.split()[1] for line in header.splitlines() if line.startswith("parent ")]
+
+    @contextmanager
+    def checkout_of(self, sha: str) -> Iterator[tuple[Path, str]]:
+        """A tree holding commit `sha`'s files and the commit it is: the workspace itself when it
+        is checked out at `sha` or at a merge of it (a pull request's merge ref), else a scratch
+        worktree of `sha` fetched for the purpose."""
+        current = None if self.scratch else self.head()
+        if current is not None and (current == sha or sha in self.parents(current)):
+            yield self.path, current
+            return
+        self.fetch(sha)
+        with self.worktree(sha) as tree:
+            yield tree, sha
+
+    def fetch(self, sha: str) -> None:
+        """Make commit `sha` present locally (from the remote, with the token), unless it is."""
+        if self.has(sha):
+            return
+        shallow = self.git("rev-parse", "--is-shallow-repository").strip() == "true" or self.scratch
+        depth = ["--depth=1"] if shallow else []
+        self.git("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", *depth, self.remote_url, sha, remote=True)
+
+    @contextmanager
+    def worktree(self, sha: str) -> Iterator[Path]:
+        """A detached scratch checkout of `sha`, removed afterwards."""
+        where = Path(tempfile.mkdtemp(prefix="memshelf-bot-tree-")) / "tree"
+        self.git("worktree", "add", "--quiet", "--detach", str(where), sha)
+        try:
+            yield where
+        finally:
+            self.git("worktree", "remove", "--force", str(where))
+            shutil.rmtree(where.parent, ignore_errors=True)
+
+    def modes(self, sha: str, paths: list[str]) -> dict[str, str]:
+        """Git file modes of repo-relative `paths` in commit `sha` (absent paths are left out)."""
+        if not paths:
+            return {}
+        listing = self.git("ls-tree", "-z", sha, "--", *paths)
+        modes = {}
+        for record in listing.split("\0"):
+            if record:
+                meta, _, path = record.partition("\t")
+                modes[path] = meta.split()[0]
+        return modes
+
+    def close(self) -> None:
+        if self.scratch:
+            shutil.rmtree(self.path, ignore_errors=True)
+
+
+def _env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in CLEAN_ENV and not k.startswith("GIT_CONFIG_")}
+    env.update(GIT_TERMINAL_PROMPT="0", **(extra or {}))
+    return env
