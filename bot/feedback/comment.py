@@ -37,7 +37,7 @@ def _finding_block(f: Finding, prefix: str, suggestion: Suggestion | None) -> li
              f"  <br>Fix: {md.text(f.rule.fix)}"]
     if suggestion is not None:
         block = md.fenced(suggestion.replacement, "suggestion")
-        lines += [f"  <br>Suggested change ({md.text(suggestion.why)}):", "",
+        lines += [f"  <br>Suggested change for line {suggestion.line} ({md.text(suggestion.why)}):", "",
                   *("  " + line if line else "" for line in block.split("\n")), ""]
     return lines
 
@@ -46,8 +46,7 @@ def _findings_section(findings: list[Finding], suggestions: list[Suggestion], pr
                       room: int) -> list[str]:
     """Findings grouped by file, each with its fix and, where mechanical, a suggestion; cut to
     `room` characters with a note saying how many were left out."""
-    by_line = {(s.path, s.line): s for s in suggestions}
-    used: set[tuple[str, int]] = set()
+    pending = list(suggestions)
     out: list[str] = []
     size = 0
     current = None
@@ -56,10 +55,10 @@ def _findings_section(findings: list[Finding], suggestions: list[Suggestion], pr
         if f.path != current:
             current = f.path
             block += ["", f"#### {md.code(repo_path(f.path, prefix) if f.path else '(shelf)')}", ""]
-        key = (f.path, f.line or 0)
-        suggestion = by_line.get(key) if key not in used else None
+        suggestion = next((s for s in pending if s.path == f.path and s.code == f.code
+                           and (s.line == f.line or s.code == "field-missing")), None)
         if suggestion is not None:
-            used.add(key)
+            pending.remove(suggestion)
         block += _finding_block(f, prefix, suggestion)
         text = "\n".join(block)
         if size + len(text) > room:

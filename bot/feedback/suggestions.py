@@ -33,6 +33,7 @@ TEXT_KEYS = ("id", "kind", "span", "date", "display_title", "description", "note
 class Suggestion:
     path: str  # shelf-relative
     line: int  # 1-based line the suggestion replaces
+    code: str  # the finding it fixes
     original: str
     replacement: str  # one or more lines, without the trailing newline
     why: str
@@ -70,7 +71,7 @@ def _quote(f: Finding, ep: Episode) -> Suggestion | None:
     quoted = _quoted(m.group("value"))
     if quoted is None:
         return None
-    return Suggestion(f.path, f.line, raw, f"{m.group('key')}{m.group('sep') or ': '}{quoted}",
+    return Suggestion(f.path, f.line, f.code, raw, f"{m.group('key')}{m.group('sep') or ': '}{quoted}",
                       f"quote the {m.group('key')} value so YAML and the line readers both read it as text")
 
 
@@ -81,7 +82,7 @@ def _flatten(f: Finding, ep: Episode) -> Suggestion | None:
     fixed = _JSON_BREAKS.sub(" ", _CONTROL.sub(" ", raw))
     if fixed == raw:
         return None
-    return Suggestion(f.path, f.line, raw, fixed, "replace the control character with a space")
+    return Suggestion(f.path, f.line, f.code, raw, fixed, "replace the control character with a space")
 
 
 def _rename(f: Finding, ep: Episode) -> Suggestion | None:
@@ -89,7 +90,7 @@ def _rename(f: Finding, ep: Episode) -> Suggestion | None:
     m = _KEY_LINE.match(raw or "")
     if raw is None or m is None or m.group("key") != "id":
         return None
-    return Suggestion(f.path, f.line, raw, f"id: {ep.stem}", f"the id must be the file name, {ep.stem}")
+    return Suggestion(f.path, f.line, f.code, raw, f"id: {ep.stem}", f"the id must be the file name, {ep.stem}")
 
 
 def _secret(f: Finding, ep: Episode, pack: PolicyPack | None) -> Suggestion | None:
@@ -99,7 +100,7 @@ def _secret(f: Finding, ep: Episode, pack: PolicyPack | None) -> Suggestion | No
     masked = mask(raw, pack)
     if masked == raw:
         return None
-    return Suggestion(f.path, f.line, raw, masked, "drop the secret (and rotate it: git history keeps it)")
+    return Suggestion(f.path, f.line, f.code, raw, masked, "drop the secret (and rotate it: git history keeps it)")
 
 
 def placeholder(key: str, ep: Episode) -> str:
@@ -119,9 +120,9 @@ def _missing(findings: list[Finding], ep: Episode) -> Suggestion | None:
     if not keys or closing is None or ep.fm_close is None:
         return None
     added = "\n".join(f"{key}: {placeholder(key, ep)}" for key in keys)
-    return Suggestion(ep.path, ep.fm_close, closing, f"{added}\n{closing}",
-                      f"add the required key{'s' if len(keys) > 1 else ''} {', '.join(keys)} "
-                      "(placeholders: put in the real values)")
+    return Suggestion(ep.path, ep.fm_close, "field-missing", closing, f"{added}\n{closing}",
+                      f"add the required key{'s' if len(keys) > 1 else ''} {', '.join(keys)}; "
+                      "the values are placeholders, put in the real ones")
 
 
 def suggest(findings: list[Finding], ep: Episode, pack: PolicyPack | None) -> list[Suggestion]:
@@ -148,5 +149,5 @@ def suggest(findings: list[Finding], ep: Episode, pack: PolicyPack | None) -> li
     out = []
     for line in sorted(found):
         s = found[line]
-        out.append(Suggestion(s.path, s.line, mask(s.original, pack), mask(s.replacement, pack), s.why))
+        out.append(Suggestion(s.path, s.line, s.code, mask(s.original, pack), mask(s.replacement, pack), s.why))
     return out
