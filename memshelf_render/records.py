@@ -7,11 +7,14 @@ a reason, so one bad file never blocks a render.
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .episode import Episode
-from .shelf import STANDARD_CATEGORIES
+from .shelf import STANDARD_CATEGORIES, EpisodeRef, Shelf
 
 _ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
@@ -31,6 +34,7 @@ class Record:
     display_title: str
     description: str
     tokens_source: str
+    given_date: str = ""  # the frontmatter `date` as written (trimmed); `date` is the ledger's
 
     @property
     def unmeasured(self) -> bool:
@@ -91,7 +95,27 @@ def record_of(ep: Episode) -> tuple[Record | None, str | None]:
         display_title=_text(ep.meta.get("display_title")),
         description=_text(ep.meta.get("description")),
         tokens_source=_text(ep.meta.get("approx_tokens_source")),
+        given_date=_text(ep.meta.get("date")).strip(),
     ), None
+
+
+def row_of(ep: Episode) -> tuple[str, Record | None, str | None]:
+    """(path, row or None, why skipped) — the ledger's view of one episode."""
+    if ep.category not in STANDARD_CATEGORIES:
+        return ep.path, None, f"category '{ep.category}' is not one of {', '.join(STANDARD_CATEGORIES)}: no ledger row"
+    return (ep.path, *record_of(ep))
+
+
+def _gather(rows: Iterable[tuple[str, Record | None, str | None]]) -> tuple[list[Record], list[tuple[str, str]]]:
+    records: list[Record] = []
+    skipped: list[tuple[str, str]] = []
+    for path, rec, why in rows:
+        if rec is None:
+            skipped.append((path, why or "skipped"))
+        else:
+            records.append(rec)
+    records.sort(key=lambda r: (r.date, r.id))
+    return records, skipped
 
 
 def collect(episodes: list[Episode]) -> tuple[list[Record], list[tuple[str, str]]]:
@@ -100,17 +124,43 @@ def collect(episodes: list[Episode]) -> tuple[list[Record], list[tuple[str, str]
     Only the standard categories give rows (REFERENCE-BEHAVIOR §8.1): an episode in another
     directory is listed in INDEX but has no ledger row and no `.meta.json` entry.
     """
-    rows: list[Record] = []
-    skipped: list[tuple[str, str]] = []
-    for ep in episodes:
-        if ep.category not in STANDARD_CATEGORIES:
-            skipped.append((ep.path, f"category '{ep.category}' is not one of "
-                                     f"{', '.join(STANDARD_CATEGORIES)}: no ledger row"))
-            continue
-        rec, why = record_of(ep)
-        if rec is None:
-            skipped.append((ep.path, why or "skipped"))
-        else:
-            rows.append(rec)
-    rows.sort(key=lambda r: (r.date, r.id))
-    return rows, skipped
+    return _gather(row_of(ep) for ep in episodes)
+
+
+# A big shelf is parsed on every core (fork: the workers inherit the loaded shelf; only the small
+# rows travel back, never the parsed text). Same parser, same rows, same order as `collect`.
+PARALLEL_FROM = 400
+_WORKER_SHELF: Shelf | None = None
+
+
+def jobs_for(count: int) -> int:
+    """How many processes to use for `count` episodes (`MEMSHELF_BOT_JOBS` caps it)."""
+    wanted = os.environ.get("MEMSHELF_BOT_JOBS", "")
+    jobs = int(wanted) if wanted.isdigit() else (os.cpu_count() or 1)
+    if count < PARALLEL_FROM or jobs < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    return jobs
+
+
+def _rows_of(refs: list[EpisodeRef]) -> list[tuple[str, Record | None, str | None]]:
+    shelf = _WORKER_SHELF
+    assert shelf is not None
+    return [row_of(shelf.parse_episode(ref)) for ref in refs]
+
+
+def collect_shelf(shelf: Shelf) -> tuple[list[Record], list[tuple[str, str]]]:
+    """`collect(shelf.episodes)` without keeping the parsed episodes: on a big shelf the parsing
+    runs in forked workers. An already parsed shelf is not parsed again."""
+    global _WORKER_SHELF
+    refs = shelf.layout.episodes
+    jobs = jobs_for(len(refs))
+    if "episodes" in vars(shelf) or jobs == 1:
+        return collect(shelf.episodes)
+    size = -(-len(refs) // (jobs * 4))
+    chunks = [refs[i : i + size] for i in range(0, len(refs), size)]
+    _WORKER_SHELF = shelf
+    try:
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            return _gather(row for part in pool.map(_rows_of, chunks) for row in part)
+    finally:
+        _WORKER_SHELF = None

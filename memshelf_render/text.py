@@ -17,7 +17,7 @@ def flatten(text: str) -> str:
 
 def flatten_cell(text: str) -> str:
     """A single-line cell: tabs, CR, LF (and other line breaks) become one space each."""
-    return _CELL_BREAKS.sub(" ", text)
+    return text if text.isprintable() else _CELL_BREAKS.sub(" ", text)
 
 
 def clamp_description(text: str, limit: int = MAX_DESCRIPTION_CHARS) -> str:

@@ -340,3 +340,53 @@ def test_is_derived_follows_the_settings(tmp_path):
     assert not is_derived("INDEX.md", manual) and not is_derived("docs/topics/big/SUBINDEX.md", manual)
     assert is_derived("archive/docs/topics/big/SUBINDEX.md", manual)
     assert "INDEX.md" not in derived_paths(manual)
+
+
+def test_duplicate_ids_get_a_row_each_and_a_warning(tmp_path):
+    root = make_shelf(tmp_path / "s", {"docs/topics/2026-01-01-x.md": episode("2026-01-01-x"),
+                                       "docs/sessions/2026-01-01-x.md": episode("2026-01-01-x", "session")})
+    result = render_shelf(load(root))
+    rows = (root / "ledger.tsv").read_text(encoding="utf-8").splitlines()[1:]
+    assert [r.split("\t")[1] for r in rows] == ["2026-01-01-x", "2026-01-01-x"]
+    assert result.warnings[-1:] == ["episode id '2026-01-01-x' is used by 2 files (docs/sessions/2026-01-01-x.md, "
+                               "docs/topics/2026-01-01-x.md); each gets a ledger row"]
+
+
+def test_parallel_parse_and_forked_chart_give_the_same_bytes(tmp_path, monkeypatch):
+    """Big shelves parse in forked workers and draw the chart in a forked helper; forced on here
+    for a small shelf (with broken episodes), the files and reports are those of the serial run."""
+    from memshelf_render import records
+    from memshelf_render.render import chartjob
+
+    root = tmp_path / "serial"
+    generate_shelf(root, seed=9, episodes=30, archive=4, quirks=True, link_mode="github")
+    (root / "docs/topics/2026-02-02-no-fm.md").write_text("no frontmatter\n", encoding="utf-8")
+    (root / "docs/misc").mkdir()
+    (root / "docs/misc/m.md").write_text(episode("m"), encoding="utf-8")
+    forked = tmp_path / "forked"
+    shutil.copytree(root, forked)
+    monkeypatch.setenv("MEMSHELF_BOT_JOBS", "1")
+    serial = render_shelf(load(root))
+    monkeypatch.setenv("MEMSHELF_BOT_JOBS", "2")
+    monkeypatch.setattr(records, "PARALLEL_FROM", 1)
+    monkeypatch.setattr(chartjob, "FORK_FROM_EPISODES", 1)
+    shelf = load(forked)
+    assert records.jobs_for(len(shelf.layout.episodes)) == 2
+    parallel = render_shelf(shelf)
+    assert "episodes" not in vars(shelf)  # parsed in the workers only
+    assert tree(forked) == tree(root)
+    assert (parallel.skipped, parallel.warnings, parallel.written) == (serial.skipped, serial.warnings, serial.written)
+
+
+def test_forked_chart_errors_reach_the_caller(tmp_path, monkeypatch):
+    from memshelf_render.render import chartjob
+
+    def broken(*args):
+        raise ImportError("No module named 'matplotlib'")
+
+    monkeypatch.setenv("MEMSHELF_BOT_JOBS", "2")
+    monkeypatch.setattr(chartjob, "_draw", broken)
+    with chartjob.ChartJob(10_000) as job:
+        drawing = job.submit([], "", 200_000, None)
+        with pytest.raises(ImportError, match="matplotlib"):
+            drawing()

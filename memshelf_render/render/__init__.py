@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import posixpath
 import sys
-from collections import Counter
+from collections import defaultdict
 from dataclasses import dataclass, field
 
 from .. import __version__
@@ -29,7 +29,7 @@ from ..derived import (
     split_documents,
     subindex_paths,
 )
-from ..records import Record, collect
+from ..records import Record, collect_shelf
 from ..shelf import DOCSHELF, Shelf, load_shelf
 from ..text import MAX_DESCRIPTION_CHARS, flatten
 from .archive import CONFIG_PATH, archive_book
@@ -77,40 +77,35 @@ class RenderResult:
         }
 
 
-def _record_warnings(shelf: Shelf, records: list[Record]) -> list[str]:
-    episodes = {ep.path: ep for ep in shelf.episodes}
+def _record_warnings(records: list[Record]) -> list[str]:
     out = []
     for rec in records:
-        raw = episodes[rec.path].get("date")
-        given = "" if raw is None else str(raw).strip()
         if not rec.date:
             out.append(f"{rec.path}: no YYYY-MM-DD `date` and the id has no date prefix; its ledger date is empty")
-        elif rec.date != given:
+        elif rec.date != rec.given_date:
             out.append(f"{rec.path}: no YYYY-MM-DD `date`; the ledger date is taken from the id ({rec.date})")
         length = len(flatten(rec.description))
         if length > MAX_DESCRIPTION_CHARS:
             out.append(f"{rec.path}: description is {length} characters; clamped to {MAX_DESCRIPTION_CHARS} "
                        "in .meta.json")
-    for eid, n in sorted(Counter(r.id for r in records).items()):
-        if n > 1:
-            paths = ", ".join(r.path for r in records if r.id == eid)
-            out.append(f"episode id '{eid}' is used by {n} files ({paths}); each gets a ledger row")
+    paths_of: dict[str, list[str]] = defaultdict(list)
+    for rec in records:
+        paths_of[rec.id].append(rec.path)
+    for eid, paths in sorted(paths_of.items()):
+        if len(paths) > 1:
+            out.append(f"episode id '{eid}' is used by {len(paths)} files ({', '.join(paths)}); "
+                       "each gets a ledger row")
     return out
 
 
-def _book_files(shelf: Shelf, book: Book, records: list[Record], splits: dict, sizes: dict,
-                foot: str) -> dict[str, bytes | None]:
-    """The book's `.meta.json` files, then (when derived) its INDEX and SUBINDEX files."""
-    meta = meta_entries(records, archived=book.archived)
-    files: dict[str, bytes | None] = {}
-    for path in meta_paths(shelf, archived=book.archived):
-        files[path] = meta_bytes(meta.get(path.rsplit("/", 2)[-2]))
+def _index_files(shelf: Shelf, book: Book, meta: dict, splits: dict, foot: str) -> dict[str, bytes | None]:
+    """The book's INDEX, then its SUBINDEX files (empty when a human keeps the docs INDEX)."""
     if not book.archived and not index_is_derived(shelf):
-        return files
-    categories = index_categories(shelf, archived=book.archived, meta=meta, splits=splits, sizes=sizes)
+        return {}
+    categories = index_categories(shelf, archived=book.archived, meta=meta, splits=splits)
     links = Links(book.cfg, book.rel(posixpath.dirname(book.index_path)))
     text = index_text(book.cfg, categories, links, default_preamble=book.default_preamble, footer_line=foot)
-    files[book.index_path] = text.encode("utf-8")
+    files: dict[str, bytes | None] = {book.index_path: text.encode("utf-8")}
     split_entries = {e.split_dir: e for entries in categories.values() for e in entries if e.sections}
     for path in subindex_paths(shelf, archived=book.archived):
         folder = book.rel(posixpath.dirname(path))
@@ -119,10 +114,8 @@ def _book_files(shelf: Shelf, book: Book, records: list[Record], splits: dict, s
     return files
 
 
-def _chart(records: list[Record], index_text: str, shelf: Shelf, job: ChartJob) -> bytes:
-    previous = on_disk(shelf.root, STATS_PATH)
-    return job.draw(records, index_text, shelf.settings.context_window,
-                    previous.data if previous.kind == "file" else None)
+def _meta_files(shelf: Shelf, meta: dict, *, archived: bool) -> dict[str, bytes | None]:
+    return {path: meta_bytes(meta.get(path.rsplit("/", 2)[-2])) for path in meta_paths(shelf, archived=archived)}
 
 
 def _badge(shelf: Shelf, records: list[Record], index_text: str) -> dict[str, bytes]:
@@ -133,28 +126,37 @@ def _badge(shelf: Shelf, records: list[Record], index_text: str) -> dict[str, by
 
 def plan(shelf: Shelf, records: list[Record], *, badge: bool | None = None,
          chart: ChartJob | None = None) -> tuple[dict[str, bytes | None], list[str]]:
-    """Every derived path's desired bytes (None = must be absent), in render order, and warnings."""
-    warnings: list[str] = []
-    sizes = {ep.path: ep.size for ep in shelf.episodes}
-    splits = split_documents(shelf)
-    foot = footer(shelf.generated_by, shelf.docs_root)
-    files: dict[str, bytes | None] = {normalize(shelf.ledger_path): ledger_bytes(records)}
+    """Every derived path's desired bytes (None = must be absent), in render order, and warnings.
 
+    INDEX comes first so the chart (which counts INDEX tokens) is drawing while the rest renders.
+    """
+    warnings: list[str] = []
     if shelf.docshelf_problem:
         warnings.append(f"{DOCSHELF}: {shelf.docshelf_problem}; INDEX.md rendered with the default settings")
-    files.update(_book_files(shelf, docs_book(shelf), records, splits, sizes, foot))
+    splits = split_documents(shelf)
+    foot = footer(shelf.generated_by, shelf.docs_root)
+    docs_meta = meta_entries(records, archived=False)
+    docs_index = _index_files(shelf, docs_book(shelf), docs_meta, splits, foot)
+    index_str = _index_str(shelf, docs_index)
+    previous = on_disk(shelf.root, STATS_PATH)
+    drawing = (chart or ChartJob(0)).submit(records, index_str, shelf.settings.context_window,
+                                            previous.data if previous.kind == "file" else None)
 
+    files: dict[str, bytes | None] = {normalize(shelf.ledger_path): ledger_bytes(records)}
+    files.update(_meta_files(shelf, docs_meta, archived=False))
+    files.update(docs_index)
     if on_disk(shelf.root, shelf.archive_docs_root).kind == "directory":
         archive, problem = archive_book(shelf)
         if problem:
             warnings.append(f"{CONFIG_PATH}: {problem}; {ARCHIVE_INDEX} rendered with the default settings")
-        files.update(_book_files(shelf, archive, records, splits, sizes, foot))
+        archive_meta = meta_entries(records, archived=True)
+        files.update(_meta_files(shelf, archive_meta, archived=True))
+        files.update(_index_files(shelf, archive, archive_meta, splits, foot))
     elif on_disk(shelf.root, ARCHIVE_INDEX).exists:
         files[ARCHIVE_INDEX] = None
 
-    index_str = _index_str(shelf, files)
     try:
-        files[STATS_PATH] = _chart(records, index_str, shelf, chart or ChartJob(0))
+        files[STATS_PATH] = drawing()
     except ImportError as exc:
         warnings.append(f"{STATS_PATH} not drawn: the chart renderer is unavailable ({exc})")
     if badge_enabled(shelf, badge):
@@ -166,8 +168,9 @@ def plan(shelf: Shelf, records: list[Record], *, badge: bool | None = None,
     return files, warnings
 
 
-def _index_str(shelf: Shelf, files: dict[str, bytes | None]) -> str:
-    data = files.get(normalize(shelf.index_path))
+def _index_str(shelf: Shelf, docs_index: dict[str, bytes | None]) -> str:
+    """INDEX as the chart and badge count it: as rendered, or as a human keeps it."""
+    data = docs_index.get(normalize(shelf.index_path))
     if data is not None:
         return data.decode("utf-8")
     return shelf.read_text(shelf.index_path) or ""
@@ -176,14 +179,14 @@ def _index_str(shelf: Shelf, files: dict[str, bytes | None]) -> str:
 def render_shelf(shelf: Shelf, *, check: bool = False, badge: bool | None = None) -> RenderResult:
     """Render every derived file; with `check`, write nothing and list what differs."""
     with ChartJob(len(shelf.layout.episodes)) as chart:
-        records, skipped = collect(shelf.episodes)
+        records, skipped = collect_shelf(shelf)
         files, warnings = plan(shelf, records, badge=badge, chart=chart)
     outcome = sync(shelf.root, files, check=check)
     return RenderResult(
-        files=files, check=check, episodes=len(shelf.episodes),
+        files=files, check=check, episodes=len(shelf.layout.episodes),
         written=outcome.written, deleted=outcome.deleted, unchanged=outcome.unchanged,
         drifted=outcome.drifted, skipped=skipped + outcome.skipped,
-        warnings=_record_warnings(shelf, records) + warnings,
+        warnings=_record_warnings(records) + warnings,
     )
 
 

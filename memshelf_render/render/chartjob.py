@@ -1,36 +1,47 @@
 """stats.svg drawn in a forked helper process, so importing matplotlib overlaps the parsing.
 
 Importing matplotlib costs about as much as parsing a few thousand episodes. On a big shelf the
-helper is forked before the episodes are parsed and imports matplotlib on the second core; the
-records are handed to it once they exist. Small shelves, single-core machines, platforms without
-`fork` and `MEMSHELF_BOT_JOBS=1` (the knob validate honours too) draw in-process. The drawing
-itself is `chart.chart_svg` either way.
+helper is forked before the episodes are parsed and imports matplotlib on another core; the
+records are piped to it once INDEX is rendered, and the SVG comes back while the remaining files
+render. A plain process and a pipe, no threads, so the parse workers forked later inherit none.
+Small shelves, single-core machines, platforms without `fork` and `MEMSHELF_BOT_JOBS=1` (the knob
+validate honours too) draw in-process. The drawing itself is `chart.chart_svg` either way.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from collections.abc import Callable
+from multiprocessing.connection import Connection
 
 from ..records import Record
 
 FORK_FROM_EPISODES = 300
-
-
-def _prewarm() -> None:
-    try:
-        import matplotlib.backends.backend_svg
-        import matplotlib.figure  # noqa: F401
-    except ImportError:
-        pass  # chart_svg reports it when it is called
+_Args = tuple[list[Record], str, int, "bytes | None"]
 
 
 def _draw(records: list[Record], index_text: str, context_window: int, previous: bytes | None) -> bytes:
     from .chart import chart_svg
 
     return chart_svg(records, index_text=index_text, context_window=context_window, previous=previous)
+
+
+def _helper(conn: Connection) -> None:
+    """The forked helper: import matplotlib now, draw once the arguments arrive."""
+    try:
+        import matplotlib.backends.backend_svg
+        import matplotlib.figure  # noqa: F401
+    except ImportError:
+        pass  # _draw raises it again, and the parent reports it
+    try:
+        args = conn.recv()
+    except EOFError:
+        return
+    try:
+        conn.send((True, _draw(*args)))
+    except Exception as exc:  # handed to the parent, which raises it where it would have
+        conn.send((False, exc))
 
 
 def _cores() -> int:
@@ -42,23 +53,50 @@ class ChartJob:
     """Draws the chart; forks its helper at construction when the shelf is big enough."""
 
     def __init__(self, episodes: int) -> None:
-        self._pool: ProcessPoolExecutor | None = None
+        self._conn: Connection | None = None
+        self._proc: multiprocessing.process.BaseProcess | None = None
         if episodes >= FORK_FROM_EPISODES and _cores() > 1 and "fork" in multiprocessing.get_all_start_methods():
-            self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
-            self._pool.submit(_prewarm)
+            ctx = multiprocessing.get_context("fork")
+            self._conn, child = ctx.Pipe()
+            self._proc = ctx.Process(target=_helper, args=(child,), daemon=True)
+            self._proc.start()
+            child.close()
 
-    def draw(self, records: list[Record], index_text: str, context_window: int, previous: bytes | None) -> bytes:
-        if self._pool is not None:
+    def submit(self, records: list[Record], index_text: str, context_window: int,
+               previous: bytes | None) -> Callable[[], bytes]:
+        """Start drawing (in the helper, if there is one); call the result to get the bytes."""
+        args: _Args = (records, index_text, context_window, previous)
+        conn = self._conn
+        if conn is None:
+            return lambda: _draw(*args)
+        try:
+            conn.send(args)
+        except OSError:
+            self.close()
+            return lambda: _draw(*args)
+
+        def result() -> bytes:
             try:
-                return self._pool.submit(_draw, records, index_text, context_window, previous).result()
-            except BrokenProcessPool:
+                ok, value = conn.recv()
+            except (EOFError, OSError):  # the helper died: draw here instead
                 self.close()
-        return _draw(records, index_text, context_window, previous)
+                return _draw(*args)
+            if not ok:
+                raise value
+            return value
+
+        return result
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+        if self._proc is not None:
+            self._proc.join(timeout=5)
+            if self._proc.is_alive():
+                self._proc.kill()
+                self._proc.join()
+            self._proc = None
 
     def __enter__(self) -> ChartJob:
         return self

@@ -9,6 +9,7 @@ our own layout; a `category_order` that repeats a category lists it once.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 
@@ -190,13 +191,19 @@ def subindex_text(entry: Entry, links: Links, footer_line: str) -> str:
     return "\n".join([*lines, "", "---", "", footer_line]) + "\n"
 
 
+def _size(shelf: Shelf, rel: str) -> int:
+    try:
+        return os.lstat(shelf.abs(rel)).st_size
+    except OSError:
+        return 0
+
+
 def index_categories(
     shelf: Shelf,
     *,
     archived: bool,
     meta: dict[str, dict[str, dict[str, str]]],
     splits: dict[str, tuple[SectionFile, ...]],
-    sizes: dict[str, int],
 ) -> dict[str, list[Entry]]:
     """Category directory -> its INDEX entries (docs, or the archive sub-shelf), paths relative
     to the rendered root. Every discovered `*.md` is listed, also those the ledger skipped."""
@@ -208,7 +215,7 @@ def index_categories(
             continue
         name = ref.path.rsplit("/", 1)[-1]
         title, description = entry_title(name[:-3], meta.get(ref.category, {}).get(name))
-        found.setdefault(ref.category, []).append(
-            Entry(ref.path[len(prefix):], title, description, sizes.get(ref.path, 0), splits.get(ref.path[:-3], ()))
-        )
+        sections = splits.get(ref.path[:-3], ())
+        size = _size(shelf, ref.path) if sections else 0  # only split documents show their size
+        found.setdefault(ref.category, []).append(Entry(ref.path[len(prefix):], title, description, size, sections))
     return found
