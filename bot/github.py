@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 
 import requests
 from github import Auth, Github, GithubException, InputGitAuthor, InputGitTreeElement
+from github.Repository import Repository
 
 T = TypeVar("T")
 MAX_RETRIES = 4  # per request, for 5xx and dropped connections
@@ -93,7 +94,8 @@ class GitHub:
         self.gh = Github(auth=Auth.Token(self.token) if self.token else None, base_url=self.api_url.rstrip("/"),
                          retry=None, per_page=PAGE_SIZE, timeout=30, seconds_between_requests=None,
                          seconds_between_writes=self.write_spacing)
-        self.repo = self.gh.get_repo(self.full_name, lazy=True)
+        # not fetched until an attribute is read; what it creates is fetched at once, inside `call`
+        self.repo = Repository(self.gh.requester, url=f"/repos/{self.full_name}", completed=False)
         self._trees: dict[tuple[str, bool], list[TreeItem]] = {}
 
     # the one request policy ---------------------------------------------------------------
@@ -152,8 +154,15 @@ class GitHub:
         return self.call(f"list the files of #{pull.number}", lambda: list(pull.get_files()))
 
     def ref_sha(self, branch: str) -> tuple[Any, str]:
-        ref = self.call(f"read refs/heads/{branch}", self.repo.get_git_ref, f"heads/{branch}")
+        """The branch's ref (read now: PyGithub's lazy ref would PATCH a URL GitHub does not serve)
+        and the commit it points at."""
+        ref = self.call(f"read refs/heads/{branch}", lambda: self._read_ref(branch))
         return ref, ref.object.sha
+
+    def _read_ref(self, branch: str) -> Any:
+        ref = self.repo.get_git_ref(f"heads/{branch}")
+        ref.object  # noqa: B018 - completes the lazy object: one GET, errors raised here
+        return ref
 
     def _tree(self, sha: str, recursive: bool) -> list[TreeItem]:
         """One tree's entries; a tree (or commit) sha names immutable content, so it is cached."""

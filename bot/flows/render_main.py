@@ -128,7 +128,7 @@ def open_render_pr(ctx: ActionContext, client: GitHub, branch: str, sha: str, re
     """Point `memshelf-bot/render` at the render commit and open (or update) its pull request."""
     repo = client.repo
     try:
-        ref = client.call("read the render branch", repo.get_git_ref, f"heads/{RENDER_BRANCH}")
+        ref, _ = client.ref_sha(RENDER_BRANCH)
         client.call("move the render branch", ref.edit, sha, force=True)
     except GithubException as exc:
         if exc.status != 404:
@@ -166,8 +166,8 @@ def run(ctx: ActionContext, *, branch: str | None = None) -> int:
                                    f"{', '.join(rendered.drifted)} drifted after rendering; nothing was committed")
         if not rendered.files:
             return _finish(ctx, branch, Landing(rendered, lost_races=lost))
-        sha = client.commit_files(main_sha, rendered.files, commit_message(rendered.message))
         try:
+            sha = client.commit_files(main_sha, rendered.files, commit_message(rendered.message))
             client.call(f"move {branch} to the render commit", ref.edit, sha, force=False)
         except GithubException as exc:
             kind = _refusal(exc)

@@ -1,0 +1,204 @@
+"""The render-on-main flow end to end: latest main, Git Data API commit as the bot, fast-forward
+only, retries on a lost race, the render PR when main is protected, no render of a render."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from bot import action
+from bot.runner import Runner
+from memshelf_render.derived import is_derived
+from memshelf_render.render import render_shelf
+from memshelf_render.shelf import load_shelf
+from tests import action_harness
+from tests.action_harness import BOT_TOKEN, REPO, Harness, episode
+from tests.sandbox_fixtures import push_event, workflow_dispatch_event
+
+shelf_sandbox, harness = action_harness.shelf_sandbox, action_harness.harness
+
+UPS = "docs/topics/2026-09-22-ups-runtime.md"
+NAS = "docs/topics/2026-09-23-nas-move.md"
+MESSAGE = "memshelf-bot: render derived files [skip ci]"
+
+
+def merged(h: Harness, branch: str, files: dict[str, str]) -> tuple[str, str]:
+    return h.merge(h.open_pr(branch, files))
+
+
+def git_writes(h: Harness, since: int = 0) -> list[tuple[str, str, int]]:
+    return [(m, p.split("/repos/octo/shelf")[1], s) for m, p, s in h.api_calls(since) if m != "GET"]
+
+
+def changed_paths(h: Harness, sha: str) -> list[str]:
+    info = h.sb.store.commit(sha)
+    return sorted(c.filename for c in h.sb.store.diff(info.parents[0], sha))
+
+
+def test_a_merge_is_rendered_and_committed_as_the_bot_fast_forward_only(harness: Harness, tmp_path: Path) -> None:
+    before, after = merged(harness, "shelve/ups", {UPS: episode("2026-09-22-ups-runtime")})
+    mark = len(harness.sb.calls)
+    result = harness.push_step(before, after)
+
+    assert result.exit_code == 0, result.stdout + result.stderr
+    main = harness.sb.store.ref("refs/heads/main")
+    commit = harness.sb.store.commit(main)
+    assert commit.parents == (after,) and commit.message == MESSAGE
+    assert (commit.author.name, commit.author.email) == (
+        "github-actions[bot]", "41898282+github-actions[bot]@users.noreply.github.com")
+    assert changed_paths(harness, main) == ["INDEX.md", "docs/topics/.meta.json", "ledger.tsv", "stats.svg"]
+    assert [(m, p) for m, p, _ in harness.api_calls(mark)] == [
+        ("GET", "/repos/octo/shelf/git/ref/heads/main"), ("GET", f"/repos/octo/shelf/git/commits/{after}"),
+        ("GET", f"/repos/octo/shelf/git/trees/{harness.sb.store.commit(after).tree}"),
+        ("POST", "/repos/octo/shelf/git/trees"), ("POST", "/repos/octo/shelf/git/commits"),
+        ("PATCH", "/repos/octo/shelf/git/refs/heads/main")]
+    patch = next(c for c in harness.sb.calls if c.method == "PATCH")
+    assert patch.body == {"sha": main, "force": False}
+    assert result.outputs == {"verdict": "valid", "errors": "0", "warnings": "0", "episodes": "4", "changed": "4",
+                              "commit_sha": main, "pr_number": "", "standing_tokens": result.outputs["standing_tokens"]}
+    assert int(result.outputs["standing_tokens"]) > 300
+    assert f"**✅ committed** `{main[:12]}` to `main`: 4 derived files rendered from 4 episodes" in result.summary
+    assert "Render check: ✅ fixed point" in result.summary
+    assert "2026-09-22-ups-runtime" in harness.show(main, "ledger.tsv")
+
+    checkout = harness.workspace(main)
+    shelf, _ = load_shelf(checkout)
+    assert shelf is not None and render_shelf(shelf, check=True).drifted == []
+
+
+def test_render_starts_from_the_latest_main_not_the_event_sha(harness: Harness) -> None:
+    before, first = merged(harness, "shelve/ups", {UPS: episode("2026-09-22-ups-runtime")})
+    _, latest = merged(harness, "shelve/nas", {NAS: episode("2026-09-23-nas-move", title="NAS move")})
+    result = harness.push_step(before, first)  # the event (and the checkout) are the older push
+    assert result.exit_code == 0
+    main = harness.sb.store.ref("refs/heads/main")
+    assert harness.sb.store.commit(main).parents == (latest,)
+    ledger = harness.show(main, "ledger.tsv")
+    assert "2026-09-22-ups-runtime" in ledger and "2026-09-23-nas-move" in ledger
+
+
+def test_nothing_changed_means_no_commit_and_the_summary_says_so(harness: Harness) -> None:
+    before = harness.sb.store.ref("refs/heads/main")
+    after = harness.branch("main", {"recall-log.tsv": harness.show("main", "recall-log.tsv")
+                                    + "2026-09-20-zfs-recordsize\tDigest\t12\n"})
+    mark = len(harness.sb.calls)
+    result = harness.push_step(before, after)
+    assert result.exit_code == 0
+    assert git_writes(harness, mark) == [] and harness.sb.store.ref("refs/heads/main") == after
+    assert "**✅ nothing to render**: the derived files on `main`" in result.summary
+    assert (result.outputs["commit_sha"], result.outputs["changed"]) == ("", "0")
+
+
+def test_the_bots_own_render_never_triggers_another_render(harness: Harness) -> None:
+    before, after = merged(harness, "shelve/ups", {UPS: episode("2026-09-22-ups-runtime")})
+    harness.push_step(before, after)
+    render = harness.sb.store.ref("refs/heads/main")
+    mark = len(harness.sb.calls)
+    own = harness.push_step(after, render, pusher="github-actions[bot]")
+    assert own.exit_code == 0 and harness.api_calls(mark) == []  # not even a read
+    assert "the bot's own render" in own.summary
+
+    # the same bot pushing an episode is not a render: it is rendered
+    shelved = harness.branch("main", {NAS: episode("2026-09-23-nas-move", title="NAS move")})
+    bot_push = harness.push_step(render, shelved, pusher="github-actions[bot]")
+    assert bot_push.exit_code == 0 and bot_push.outputs["commit_sha"] == harness.sb.store.ref("refs/heads/main")
+
+
+def test_a_lost_race_is_retried_on_a_fresh_read_and_accounted_for(harness: Harness) -> None:
+    before, after = merged(harness, "shelve/ups", {UPS: episode("2026-09-22-ups-runtime")})
+    harness.sb.faults.non_fast_forward("main", times=2)
+    mark = len(harness.sb.calls)
+    result = harness.push_step(before, after)
+    assert result.exit_code == 0
+    refs = [(m, s) for m, p, s in harness.api_calls(mark) if p.endswith("/heads/main")]
+    assert refs == [("GET", 200), ("PATCH", 422), ("GET", 200), ("PATCH", 422), ("GET", 200), ("PATCH", 200)]
+    assert "Lost the race for `main` 2 times" in result.summary and "3 attempts in all" in result.summary
+    assert result.stdout.count("moved while rendering (lost race") == 2
+
+
+def test_a_protected_main_gets_a_render_pull_request_kept_up_to_date(harness: Harness) -> None:
+    harness.sb.faults.protected_branch("main")
+    before, after = merged(harness, "shelve/ups", {UPS: episode("2026-09-22-ups-runtime")})
+    first = harness.push_step(before, after)
+    assert first.exit_code == 0, first.stdout
+    branch_sha = harness.sb.store.ref("refs/heads/memshelf-bot/render")
+    assert harness.sb.store.ref("refs/heads/main") == after  # main untouched
+    assert first.outputs["commit_sha"] == branch_sha and first.outputs["pr_number"]
+    pull = harness.repo.get_pull(int(first.outputs["pr_number"]))
+    assert (pull.title, pull.head.ref, pull.base.ref) == ("memshelf-bot: render derived files",
+                                                          "memshelf-bot/render", "main")
+    assert "`main` is protected" in pull.body and "- `ledger.tsv` (written)" in pull.body
+    [warning] = first.by_level("warning")
+    assert warning.title == "memshelf-bot: main is protected"
+    assert f"and opened pull request #{pull.number}" in first.summary
+
+    _, later = merged(harness, "shelve/nas", {NAS: episode("2026-09-23-nas-move", title="NAS move")})
+    second = harness.push_step(after, later)
+    assert second.outputs["pr_number"] == str(pull.number) and f"updated pull request #{pull.number}" in second.summary
+    assert harness.sb.store.ref("refs/heads/memshelf-bot/render") == second.outputs["commit_sha"] != branch_sha
+    assert [p.number for p in harness.repo.get_pulls(state="open") if p.head.ref == "memshelf-bot/render"] == [
+        pull.number]
+    assert "2026-09-23-nas-move" in harness.show("memshelf-bot/render", "ledger.tsv")
+
+
+def test_a_token_that_may_not_push_fails_with_a_clear_message(harness: Harness) -> None:
+    before, after = merged(harness, "shelve/ups", {UPS: episode("2026-09-22-ups-runtime")})
+    harness.sb.add_token("ghs_read" + "1" * 32, "reader-bot[bot]", permission="read")
+    payload = push_event(harness.sb, "refs/heads/main", before, after, pusher="octo")
+    result = harness.step("push", payload, harness.workspace(after), token="ghs_read" + "1" * 32)
+    assert result.exit_code == 1
+    [error] = result.by_level("error")
+    assert "the token may not push to main: give the job `contents: write`" in error.message
+    assert harness.sb.store.ref("refs/heads/main") == after
+
+
+def test_server_errors_while_committing_are_retried(harness: Harness) -> None:
+    before, after = merged(harness, "shelve/ups", {UPS: episode("2026-09-22-ups-runtime")})
+    harness.sb.faults.server_error(502, method="POST", path_regex=r".*/git/commits")
+    harness.sb.faults.server_error(503, method="GET", path_regex=r".*/git/ref/heads/main")
+    result = harness.push_step(before, after)
+    assert result.exit_code == 0 and result.outputs["commit_sha"] == harness.sb.store.ref("refs/heads/main")
+    assert "server error 502" in result.summary and "server error 503" in result.summary
+
+
+def test_workflow_dispatch_renders_the_default_branch(harness: Harness) -> None:
+    harness.branch("main", {UPS: episode("2026-09-22-ups-runtime")})  # pushed without a render
+    payload = workflow_dispatch_event(harness.sb)
+    result = harness.step("workflow_dispatch", payload, harness.workspace(harness.sb.store.ref("refs/heads/main")))
+    assert result.exit_code == 0 and result.outputs["commit_sha"] == harness.sb.store.ref("refs/heads/main")
+    assert all(is_derived(p, load_shelf(harness.workspace(result.outputs["commit_sha"]))[0])
+               for p in changed_paths(harness, result.outputs["commit_sha"]))
+
+
+def test_a_render_that_is_not_a_fixed_point_fails_the_job_and_commits_nothing(
+        harness: Harness, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.flows import render_main
+
+    before, after = merged(harness, "shelve/ups", {UPS: episode("2026-09-22-ups-runtime")})
+    real = render_main.render_shelf
+
+    def unstable(shelf, *, check: bool = False, badge=None):
+        result = real(shelf, check=check, badge=badge)
+        if check:
+            result.drifted.append("stats.svg")
+        return result
+
+    monkeypatch.setattr(render_main, "render_shelf", unstable)
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps(push_event(harness.sb, "refs/heads/main", before, after, pusher="octo")))
+    summary, output = tmp_path / "summary.md", tmp_path / "output"
+    env = {"GITHUB_EVENT_NAME": "push", "GITHUB_EVENT_PATH": str(event), "GITHUB_REPOSITORY": REPO,
+           "GITHUB_WORKSPACE": str(harness.workspace(after)), "GITHUB_API_URL": harness.sb.api_url,
+           "GITHUB_SERVER_URL": harness.sb.api_url, "GITHUB_STEP_SUMMARY": str(summary),
+           "GITHUB_OUTPUT": str(output), "INPUT_TOKEN": BOT_TOKEN}
+    monkeypatch.setenv("HOME", str(harness.home))
+    out = io.StringIO()
+    assert action.run(env, Runner(env, out=out)) == 1
+    assert harness.sb.store.ref("refs/heads/main") == after
+    assert "**❌ render failed**: rendering is not a fixed point" in summary.read_text()
+    assert "::error title=memshelf-bot%3A render failed::rendering is not a fixed point" in out.getvalue()
+    assert not [c for c in harness.sb.calls if c.method == "POST" and "/git/" in c.path]
+
