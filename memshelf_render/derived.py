@@ -3,7 +3,9 @@
 `render` writes exactly `derived_paths(shelf)`; the PR guard and `resolve` ask `is_derived`, which
 also recognises paths that do not exist yet. Settings decide the list: `index.path` and
 `ledger.path` from shelf.yml, `index.generated_by: manual` (a human keeps INDEX.md and the
-SUBINDEX files, so they are not derived), and the badge switch.
+SUBINDEX files under the docs root, so they are not derived; the archive's index stays the bot's),
+and the badge switch. `.meta.json` is derived for the three standard categories only, as in the
+reference: an extra directory's `.meta.json` is nobody's output.
 """
 
 from __future__ import annotations

@@ -249,7 +249,7 @@ def test_deliberate_difference_empty_shelf_keeps_the_footer(tmp_path, ref_venv):
     assert refs.shelf_spec_validate(root)["verdict"] == "valid"
 
 
-def test_external_generator_gets_our_own_footer(tmp_path):
+def test_deliberate_difference_external_generator_gets_our_own_footer(tmp_path):
     root = make_shelf(tmp_path / "s", {"docs/topics/t.md": episode("t")},
                       manifest=MANIFEST.replace("generated_by: docshelf-mcp", "generated_by: external"))
     render(root)

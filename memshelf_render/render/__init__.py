@@ -60,7 +60,10 @@ class RenderResult:
         return not self.drifted
 
     def as_dict(self) -> dict:
-        """The stable `--format json` object."""
+        """The stable `--format json` object: tool, version, command ("render"), check, ok (no
+        drift), episodes (files discovered), written, deleted, unchanged, drifted (shelf-relative
+        paths in render order), skipped ([{path, reason}]: episodes without a ledger row and
+        derived paths that could not be written) and warnings (strings)."""
         return {
             "tool": "memshelf-bot",
             "version": __version__,
