@@ -390,3 +390,14 @@ def test_forked_chart_errors_reach_the_caller(tmp_path, monkeypatch):
         drawing = job.submit([], "", 200_000, None)
         with pytest.raises(ImportError, match="matplotlib"):
             drawing()
+
+
+def test_deliberate_difference_check_compares_exact_bytes(tmp_path, ref_venv):
+    """REFERENCE-BEHAVIOR §8.7: the reference reads derived files with universal newlines, so a CRLF
+    copy is not drift there. Derived files are LF by contract; ours reports the CRLF copy."""
+    root = make_shelf(tmp_path / "s")
+    render_shelf(load(root))
+    ledger = root / "ledger.tsv"
+    ledger.write_bytes(ledger.read_bytes().replace(b"\n", b"\r\n"))
+    assert refs.memshelf_rebuild(root, check=True)["drifted"] == []
+    assert render_shelf(load(root), check=True).drifted == ["ledger.tsv"]
