@@ -24,6 +24,7 @@ from tests.sandbox_fixtures import branch_with, pull_request_event, push_event
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "shelf"
 REPO = "octo/shelf"
 BOT_TOKEN = "ghs_" + "B0tT0ken" * 4 + "abcd"  # a GitHub-token-shaped secret the bot must never echo
+MAINTAINER_TOKEN = "ghp_" + "Ma1nta1n" * 4 + "wxyz"
 TOWER = "docs/topics/2026-09-16-tower-rack-case.md"
 
 
@@ -67,6 +68,7 @@ def shelf_sandbox(tmp_path: Path) -> Iterator[Sandbox]:
     seed_shelf(tmp_path / "seed", bare)
     with Sandbox.start(bare, REPO) as sb:
         sb.add_token(BOT_TOKEN, "github-actions[bot]")
+        sb.add_token(MAINTAINER_TOKEN, "octo-maintainer", permission="maintain", integration=False)
         yield sb
         assert sb.validation_errors == [], "the sandbox answered outside GitHub's OpenAPI description"
 
@@ -83,7 +85,8 @@ class Harness:
 
     @property
     def repo(self) -> Any:
-        return self.sb.github().get_repo(REPO)
+        """The repository as a maintainer sees it (PRs opened and merged by them)."""
+        return self.sb.github(MAINTAINER_TOKEN).get_repo(REPO)
 
     def branch(self, name: str, files: dict[str, str], base: str = "main") -> str:
         return branch_with(self.sb, name, files, base=base)
