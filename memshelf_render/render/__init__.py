@@ -15,6 +15,7 @@ import json
 import posixpath
 import sys
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .. import __version__
@@ -121,6 +122,20 @@ def _meta_files(shelf: Shelf, meta: dict, *, archived: bool) -> dict[str, bytes 
     return {path: meta_bytes(meta.get(path.rsplit("/", 2)[-2])) for path in meta_paths(shelf, archived=archived)}
 
 
+def _chart(records: list[Record], index_text: str, shelf: Shelf, job: ChartJob) -> Callable[[], bytes]:
+    """Start drawing stats.svg (the seam tests replace); calling the result gives its bytes."""
+    previous = on_disk(shelf.root, STATS_PATH)
+    return job.submit(records, index_text, shelf.settings.context_window,
+                      previous.data if previous.kind == "file" else None)
+
+
+def _unavailable(exc: ImportError) -> Callable[[], bytes]:
+    def fail() -> bytes:
+        raise exc
+
+    return fail
+
+
 def _badge(shelf: Shelf, records: list[Record], index_text: str) -> dict[str, bytes]:
     from ..badge import badge_files
 
@@ -141,9 +156,10 @@ def plan(shelf: Shelf, records: list[Record], *, badge: bool | None = None,
     docs_meta = meta_entries(records, archived=False)
     docs_index = _index_files(shelf, docs_book(shelf), docs_meta, splits, foot)
     index_str = _index_str(shelf, docs_index)
-    previous = on_disk(shelf.root, STATS_PATH)
-    drawing = (chart or ChartJob(0)).submit(records, index_str, shelf.settings.context_window,
-                                            previous.data if previous.kind == "file" else None)
+    try:
+        drawing = _chart(records, index_str, shelf, chart or ChartJob(0))
+    except ImportError as exc:
+        drawing = _unavailable(exc)
 
     files: dict[str, bytes | None] = {normalize(shelf.ledger_path): ledger_bytes(records)}
     files.update(_meta_files(shelf, docs_meta, archived=False))
