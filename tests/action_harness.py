@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -49,28 +50,37 @@ def git(*args: str, cwd: Path, home: Path) -> str:
     return proc.stdout.strip()
 
 
-def seed_shelf(root: Path, bare: Path, *, rendered: bool = True, extra: dict[str, str] | None = None) -> None:
-    """A bare repository holding the example shelf (derived files rendered unless told not to)."""
-    shutil.copytree(EXAMPLE, root)
+def seed_shelf(root: Path, bare: Path, *, subdir: str = "", extra: dict[str, str] | None = None) -> None:
+    """A bare repository holding the example shelf (at `subdir` of the repository), rendered,
+    plus `extra` repository files."""
+    shelf_root = root / subdir if subdir else root
+    shutil.copytree(EXAMPLE, shelf_root)
     for path, text in (extra or {}).items():
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text(text, encoding="utf-8")
-    if rendered:
-        shelf, problems = load_shelf(root)
-        assert shelf is not None, problems
-        render_shelf(shelf)
+    shelf, problems = load_shelf(shelf_root)
+    assert shelf is not None, problems
+    render_shelf(shelf)
     seed_bare_repo(root, bare, message="Example shelf")
+
+
+@contextmanager
+def serve(bare: Path) -> Iterator[Sandbox]:
+    """The sandbox on `bare`, with the bot's and a maintainer's tokens; fails on any answer that
+    breaks GitHub's OpenAPI description."""
+    with Sandbox.start(bare, REPO) as sb:
+        sb.add_token(BOT_TOKEN, "github-actions[bot]")
+        sb.add_token(MAINTAINER_TOKEN, "octo-maintainer", permission="maintain", integration=False)
+        yield sb
+        assert sb.validation_errors == [], "the sandbox answered outside GitHub's OpenAPI description"
 
 
 @pytest.fixture
 def shelf_sandbox(tmp_path: Path) -> Iterator[Sandbox]:
     bare = tmp_path / "shelf.git"
     seed_shelf(tmp_path / "seed", bare)
-    with Sandbox.start(bare, REPO) as sb:
-        sb.add_token(BOT_TOKEN, "github-actions[bot]")
-        sb.add_token(MAINTAINER_TOKEN, "octo-maintainer", permission="maintain", integration=False)
+    with serve(bare) as sb:
         yield sb
-        assert sb.validation_errors == [], "the sandbox answered outside GitHub's OpenAPI description"
 
 
 class Harness:
