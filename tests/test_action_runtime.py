@@ -1,0 +1,172 @@
+"""The Action's runtime pieces on their own: inputs, outputs, the summary cap, annotations and
+their limit, masks, `safe.directory`, and the GitHub client's wait-and-retry policy."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+from pathlib import Path
+
+import pytest
+from github import GithubException, RateLimitExceededException
+
+from bot import github as gh
+from bot.actionrun import parse_commands, parse_outputs
+from bot.inputs import InputError, read
+from bot.runner import SUMMARY_LIMIT, Runner, fit_summary
+from memshelf_render.shelf import Settings
+
+# inputs ----------------------------------------------------------------------------------------
+
+
+def test_inputs_override_settings_only_when_given() -> None:
+    given = read({"INPUT_MODE": "render", "INPUT_TOKEN": "t", "INPUT_STRICT": "TRUE", "INPUT_BADGE": "",
+                  "INPUT_ALLOW_PATHS": "README.md, docs/extra/**\nLICENSE\n", "INPUT_COMMENT": "never",
+                  "INPUT_SHELF_PATH": "./memory/", "PATH": "/bin"})
+    assert (given.mode, given.token, given.shelf_path) == ("render", "t", "memory")
+    settings = given.apply(Settings(badge=True, strict=False, allow_paths=("x",)))
+    assert settings.strict is True and settings.badge is True  # empty input: the shelf's own value stays
+    assert settings.allow_paths == ("README.md", "docs/extra/**", "LICENSE") and settings.comment == "never"
+    assert read({}).mode == "auto" and read({}).overrides == {}
+
+
+@pytest.mark.parametrize("env, message", [
+    ({"INPUT_SHELF-PATH": "x", "INPUT_COLOUR": "red"}, "unknown input(s): colour, shelf-path;"),
+    ({"INPUT_MODE": "resolve"}, "input 'mode' must be one of auto, validate, render, guard, badge, got 'resolve'"),
+    ({"INPUT_AUTO_MERGE": "1"}, "input 'auto_merge' must be true or false, got '1'"),
+    ({"INPUT_COMMENT": "loud"}, "input 'comment' must be one of auto, always, never, got 'loud'"),
+    ({"INPUT_SHELF_PATH": "/abs"}, "input 'shelf_path' must be a path inside the workspace, got '/abs'"),
+    ({"INPUT_SHELF_PATH": "a/../../b"}, "input 'shelf_path' must be a path inside the workspace"),
+])
+def test_bad_inputs_are_refused_with_a_message(env: dict[str, str], message: str) -> None:
+    with pytest.raises(InputError) as refused:
+        read(env)
+    assert str(refused.value).startswith(message)
+
+
+# outputs, summary, annotations, masks ------------------------------------------------------------
+
+
+def test_outputs_use_fresh_random_heredoc_delimiters(tmp_path: Path) -> None:
+    path = tmp_path / "out"
+    runner = Runner({"GITHUB_OUTPUT": str(path)}, out=io.StringIO())
+    runner.set_output("verdict", "valid")
+    runner.set_output("notes", "two\nlines\nEOF\nghadelimiter_x")
+    runner.set_output("empty", None)
+    runner.write_outputs()
+    text = path.read_text()
+    delimiters = [line.split("<<", 1)[1] for line in text.split("\n") if "<<" in line]
+    assert len(delimiters) == 3 and len(set(delimiters)) == 3
+    assert all(d.startswith("ghadelimiter_") and len(d) > 40 for d in delimiters)
+    assert parse_outputs(text) == {"verdict": "valid", "notes": "two\nlines\nEOF\nghadelimiter_x", "empty": ""}
+
+
+def test_the_summary_is_cut_under_1_mib_at_a_line_with_a_visible_note() -> None:
+    small = "# title\nline\n"
+    assert fit_summary(small) == small
+    big = "".join(f"| row {i} | ünïcödé ✅ |\n" for i in range(60_000))
+    fitted = fit_summary(big)
+    assert len(fitted.encode()) <= SUMMARY_LIMIT
+    head, note = fitted.split("\n\n> [!WARNING]\n", 1)
+    assert head.endswith(" |\n") and big.startswith(head)  # cut after a whole line
+    assert note.startswith("> **This summary was truncated**: ")
+    assert f"{len(big.encode()) - len(head.encode()):,} bytes are not shown" in note
+
+
+def test_annotations_past_ten_per_type_are_kept_for_the_summary() -> None:
+    out = io.StringIO()
+    runner = Runner({}, out=out)
+    for i in range(12):
+        runner.annotate("error", "a.md", i + 1, "t", f"e{i}")
+    for i in range(3):
+        runner.annotate("warning", "a.md", None, "t", f"w{i}")
+    annotations, _ = parse_commands(out.getvalue())
+    assert [a.message for a in annotations] == [f"e{i}" for i in range(10)] + ["w0", "w1", "w2"]
+    assert [(n.level, n.message) for n in runner.cut] == [("error", "e10"), ("error", "e11")]
+
+
+def test_secrets_are_masked_in_everything_the_runner_writes() -> None:
+    out = io.StringIO()
+    runner = Runner({}, out=out)
+    runner.add_secret("ghs_tokenvalue")
+    runner.add_secret("ghs_tokenvalue")  # once is enough
+    runner.log("token ghs_tokenvalue and AKIAABCDEFGHIJKLMNOP")
+    runner.annotate("error", None, None, "t", "Bearer abcdefghijklmnopqrstuvwxyz")
+    runner.set_output("x", "ghs_tokenvalue")
+    runner.untrusted("::error::injected\nghs_tokenvalue")
+    text = out.getvalue()
+    assert text.count("::add-mask::ghs_tokenvalue") == 1
+    assert "token *** and «redacted:aws-access-key»" in text and "«redacted:bearer»" in text
+    assert runner.outputs["x"] == "***"
+    annotations, masks = parse_commands(text)
+    assert [a.message for a in annotations] == ["«redacted:bearer»"] and masks == ["ghs_tokenvalue"]
+
+
+def test_the_workspace_becomes_a_safe_git_directory_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    runner = Runner({}, out=io.StringIO())
+    runner.trust_workspace("/github/workspace")
+    runner.trust_workspace("/github/workspace")
+    listed = subprocess.run(["git", "config", "--global", "--get-all", "safe.directory"], capture_output=True,
+                            text=True, check=True).stdout.split()
+    assert listed == ["/github/workspace"]
+
+
+# the GitHub client's policy ---------------------------------------------------------------------
+
+
+def client(waits: list[float]) -> gh.GitHub:
+    return gh.GitHub("t", "http://127.0.0.1:9", "octo/shelf", sleep=waits.append)
+
+
+def flaky(*failures: GithubException):
+    queue = list(failures)
+
+    def fn() -> str:
+        if queue:
+            raise queue.pop(0)
+        return "done"
+    return fn
+
+
+def test_rate_limits_wait_as_github_asks_and_are_recorded() -> None:
+    slept: list[float] = []
+    c = client(slept)
+    limited = GithubException(429, {"message": "slow down"}, {"Retry-After": "7"})
+    secondary = RateLimitExceededException(403, {"message": "You have exceeded a secondary rate limit."},
+                                           {"retry-after": "3"})
+    assert c.call("list files", flaky(limited, secondary)) == "done"
+    assert slept == [7.0, 3.0]
+    assert [(w.what, w.reason, w.seconds) for w in c.waits] == [("list files", "rate limit 429", 7.0),
+                                                               ("list files", "rate limit 403", 3.0)]
+
+
+def test_a_primary_limit_waits_until_reset_and_too_long_a_wait_gives_up() -> None:
+    exc = GithubException(403, {"message": "API rate limit exceeded"},
+                          {"x-ratelimit-remaining": "0", "x-ratelimit-reset": "1000"})
+    assert gh.rate_limit_wait(exc, now=900) == 100
+    assert gh.rate_limit_wait(GithubException(403, {"message": "Forbidden"}, {}), now=0) is None
+    slept: list[float] = []
+    with pytest.raises(gh.ApiUnavailable, match="asks for a 3600 s wait"):
+        client(slept).call("x", flaky(GithubException(429, {}, {"Retry-After": "3600"})))
+    assert slept == []
+
+
+def test_server_errors_back_off_and_then_give_up() -> None:
+    slept: list[float] = []
+    c = client(slept)
+    assert c.call("read", flaky(GithubException(502, {}, {}), GithubException(503, {}, {}))) == "done"
+    assert len(slept) == 2 and 0.5 <= slept[0] <= 1.0 and 1.0 <= slept[1] <= 2.0
+    errors = [GithubException(500, {}, {}) for _ in range(gh.MAX_RETRIES + 1)]
+    with pytest.raises(gh.ApiUnavailable, match="GitHub answered 500 5 times"):
+        c.call("read", flaky(*errors))
+
+
+def test_a_read_only_refusal_marks_the_client_instead_of_failing() -> None:
+    c = client([])
+    refused = GithubException(403, {"message": "Resource not accessible by integration"}, {})
+    assert c.write("comment", flaky(refused)) is None and c.read_only is True
+    with pytest.raises(GithubException):
+        c.write("comment", flaky(GithubException(404, {"message": "Not Found"}, {})))
