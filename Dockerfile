@@ -14,6 +14,7 @@ ENV PIP_DISABLE_PIP_VERSION_CHECK=1 \
 # hadolint ignore=DL3008
 RUN apt-get update \
  && apt-get install -y --no-install-recommends ca-certificates git libcairo2 \
+ && apt-get clean \
  && rm -rf /var/lib/apt/lists/*
 
 # Exactly the pinned runtime dependencies (constraints.txt, generated from the virtualenv the test
@@ -21,13 +22,13 @@ RUN apt-get update \
 # anything more, and `pip check` fails the build if a pin is missing or inconsistent. pip's
 # isolated build environment for the project is gone when the RUN ends. Importing the font
 # manager builds matplotlib's font cache into MPLCONFIGDIR now rather than on every run.
-COPY constraints.txt pyproject.toml README.md /tmp/memshelf-bot/
-COPY memshelf_render /tmp/memshelf-bot/memshelf_render
-COPY bot /tmp/memshelf-bot/bot
-RUN pip install --no-cache-dir --only-binary=:all: --no-deps --requirement /tmp/memshelf-bot/constraints.txt \
- && pip install --no-cache-dir --no-deps /tmp/memshelf-bot \
+COPY constraints.txt pyproject.toml README.md /usr/src/memshelf-bot/
+COPY memshelf_render /usr/src/memshelf-bot/memshelf_render
+COPY bot /usr/src/memshelf-bot/bot
+RUN pip install --no-cache-dir --only-binary=:all: --no-deps --requirement /usr/src/memshelf-bot/constraints.txt \
+ && pip install --no-cache-dir --no-deps /usr/src/memshelf-bot \
  && pip check \
- && rm -rf /tmp/memshelf-bot \
+ && rm -rf /usr/src/memshelf-bot \
  && python -c "import matplotlib.font_manager" \
  && memshelf-bot --version
 

@@ -1,0 +1,359 @@
+#!/usr/bin/env python3
+"""Container smoke test: run the built Action image the way GitHub's runner does, and check what
+it leaves behind — the exit status, $GITHUB_OUTPUT, the job summary and the annotations.
+
+Run by `.ci/run` through the shared container-smoke script, which builds the Dockerfile unmodified
+and exports IMAGE (the tag) and DOCKER (the client). The host side (git, the fixture repository,
+the GitHub sandbox) uses this virtualenv's `memshelf-bot`; only the image runs the bot.
+
+First the image itself: `memshelf-bot --version` runs, matplotlib's font cache is already built
+in MPLCONFIGDIR, and `stats --png` draws a chart and rasterizes it through cairosvg/libcairo2.
+
+Then the Action, each a `docker run` of the image's own entrypoint with a runner-like mount layout
+(/github/workspace owned by another uid, /github/file_commands, /github/workflow, HOME=/github/home)
+and every input action.yml declares passed as INPUT_* exactly as the runner would:
+1. pull_request, `mode: validate`, `--network=none`: the validate-only path with no API at all.
+   A PR with a bad episode fails with the verdict; a PR with a good one passes.
+2. push to main, `--network=host`, API and git at a sandbox on the host: the derived files are
+   rendered (chart and badge included) and committed as one fast-forward commit; then the bot's
+   own push renders nothing, and a manual run finds the rendered main a fixed point.
+
+Usage: IMAGE=... DOCKER=... .venv/bin/python tests/container/smoke.py
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from bot.actionrun import StepResult, parse_commands, parse_outputs
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+FIXTURE = Path(__file__).resolve().parent / "fixture"
+EXAMPLE = ROOT / "examples" / "shelf"
+MEMSHELF_BOT = Path(sys.executable).parent / "memshelf-bot"
+REPO = "octo/shelf"
+TOKEN = "ghs_smokeTestToken0000000000000000000000"
+RUNNER_UID = "1001"  # the hosted runner's user owns the workspace; the container runs as root
+GOOD = "docs/sessions/2026-10-02-ups-battery-swap.md"
+BAD = "docs/topics/2026-10-03-backup-window.md"
+SECRET = "AKIAQ7SMOKETESTKEY42"  # in the bad episode; must never come out of the container
+DERIVED = {"INDEX.md", "ledger.tsv", "stats.svg", "docs/sessions/.meta.json", "docs/topics/.meta.json",
+           "docs/research/.meta.json", "badge.svg", "badge.json"}
+
+
+def git(*args: str, cwd: Path) -> str:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(GIT_AUTHOR_NAME="agent", GIT_AUTHOR_EMAIL="agent@example.com", GIT_COMMITTER_NAME="agent",
+               GIT_COMMITTER_EMAIL="agent@example.com", GIT_CONFIG_NOSYSTEM="1", GIT_TERMINAL_PROMPT="0")
+    proc = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise RuntimeError(f"git {' '.join(args)}: {proc.stderr.strip()}")
+    return proc.stdout.strip()
+
+
+def expect(condition: bool, what: str, result: StepResult | None = None) -> None:
+    if condition:
+        print(f"  ok: {what}")
+        return
+    detail = ""
+    if result is not None:
+        detail = (f"\n--- exit {result.exit_code}\n--- outputs {result.outputs}\n--- stdout\n{result.stdout}"
+                  f"\n--- stderr\n{result.stderr}\n--- summary\n{result.summary}")
+    raise AssertionError(f"smoke: expected {what}{detail}")
+
+
+def action_inputs(**given: str) -> dict[str, str]:
+    """INPUT_* as the runner sets them for a Docker action: every declared input, the `with:` value
+    or else the declared default (`${{ github.token }}` evaluated), empty when there is none."""
+    declared = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))["inputs"]
+    env = {}
+    for name, spec in declared.items():
+        value = given.pop(name, str(spec.get("default", "")))
+        env[f"INPUT_{name.upper()}"] = TOKEN if value == "${{ github.token }}" else value
+    if given:
+        raise ValueError(f"not inputs of the action: {sorted(given)}")
+    return env
+
+
+class Runner:
+    """`docker run` of the image as the Actions runner starts a container action."""
+
+    def __init__(self, work: Path) -> None:
+        self.work = work
+        self.docker = os.environ.get("DOCKER", "docker")
+        self.image = os.environ["IMAGE"]
+        self.steps = 0
+
+    def run(self, workspace: Path, event_name: str, payload: dict[str, Any], *, network: str,
+            api_url: str = "https://api.github.com", server_url: str = "https://github.com",
+            **inputs: str) -> StepResult:
+        self.steps += 1
+        temp = self.work / f"runner-temp-{self.steps}"
+        commands, workflow, home = temp / "_runner_file_commands", temp / "_github_workflow", temp / "_github_home"
+        for d in (commands, workflow, home):
+            d.mkdir(parents=True)
+        (workflow / "event.json").write_text(json.dumps(payload), encoding="utf-8")
+        (commands / "set_output").touch()
+        (commands / "step_summary").touch()
+        subprocess.run(["chown", "-R", f"{RUNNER_UID}:{RUNNER_UID}", str(workspace), str(temp)], check=True)
+        env = {
+            "HOME": "/github/home", "CI": "true", "GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": event_name,
+            "GITHUB_EVENT_PATH": "/github/workflow/event.json", "GITHUB_WORKSPACE": "/github/workspace",
+            "GITHUB_REPOSITORY": REPO, "GITHUB_API_URL": api_url, "GITHUB_SERVER_URL": server_url,
+            "GITHUB_OUTPUT": "/github/file_commands/set_output",
+            "GITHUB_STEP_SUMMARY": "/github/file_commands/step_summary",
+            "GITHUB_RUN_ID": str(1000 + self.steps), "GITHUB_ACTOR": "octocat", "RUNNER_OS": "Linux",
+            **action_inputs(**inputs),
+        }
+        cmd = [self.docker, "run", "--rm", f"--network={network}", "--workdir", "/github/workspace",
+               "-v", f"{workspace}:/github/workspace", "-v", f"{commands}:/github/file_commands",
+               "-v", f"{workflow}:/github/workflow", "-v", f"{home}:/github/home"]
+        for key in env:
+            cmd += ["-e", key]
+        proc = subprocess.run([*cmd, self.image], env={**os.environ, **env}, capture_output=True, text=True,
+                              timeout=300, check=False)
+        annotations, masks = parse_commands(proc.stdout)
+        result = StepResult(proc.returncode, proc.stdout, proc.stderr,
+                            parse_outputs((commands / "set_output").read_text(encoding="utf-8")),
+                            (commands / "step_summary").read_text(encoding="utf-8"), annotations, masks)
+        # the token appears once, in the `::add-mask::` command that hides it from the log
+        log = "\n".join(line for line in proc.stdout.split("\n") if not line.startswith("::add-mask::"))
+        leaked = [where for where, text in (("log", log + proc.stderr), ("summary", result.summary),
+                                            ("outputs", json.dumps(result.outputs)))
+                  if TOKEN in text or SECRET in text]
+        expect(TOKEN in masks and not leaked,
+               f"the token masked; no token or secret in {', '.join(leaked) or 'the log, summary or outputs'}",
+               result)
+        return result
+
+
+# --- the fixture repository ---------------------------------------------------------------------
+
+
+def seed(work: Path) -> tuple[Path, str]:
+    """A bare repository whose main holds the example shelf with its derived files rendered."""
+    tree = work / "seed"
+    shutil.copytree(EXAMPLE, tree)
+    subprocess.run([str(MEMSHELF_BOT), "render", str(tree)], check=True, capture_output=True)
+    bare = work / "shelf.git"
+    git("init", "--quiet", "--bare", "--initial-branch=main", str(bare), cwd=work)
+    git("init", "--quiet", "--initial-branch=main", cwd=tree)
+    git("add", "-A", cwd=tree)
+    git("commit", "--quiet", "-m", "Example shelf, rendered", cwd=tree)
+    git("push", "--quiet", str(bare), "main", cwd=tree)
+    return bare, git("rev-parse", "HEAD", cwd=tree)
+
+
+def push_branch(bare: Path, work: Path, branch: str, base: str, files: list[str]) -> str:
+    """Commit fixture `files` on top of `base` and push them to `branch`; the new commit."""
+    tree = work / f"agent-{branch.replace('/', '-')}"
+    git("clone", "--quiet", str(bare), str(tree), cwd=work)
+    git("checkout", "--quiet", "-B", branch, base, cwd=tree)
+    for rel in files:
+        (tree / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(FIXTURE / rel, tree / rel)
+    git("add", "-A", cwd=tree)
+    git("commit", "--quiet", "-m", f"Shelve {', '.join(Path(f).stem for f in files)}", cwd=tree)
+    git("push", "--quiet", "origin", f"HEAD:refs/heads/{branch}", cwd=tree)
+    return git("rev-parse", "HEAD", cwd=tree)
+
+
+def checkout(bare: Path, work: Path, sha: str, name: str) -> Path:
+    """What actions/checkout leaves in the workspace: the repository at `sha`, with history."""
+    ws = work / name
+    git("clone", "--quiet", str(bare), str(ws), cwd=work)
+    git("checkout", "--quiet", "--detach", sha, cwd=ws)
+    return ws
+
+
+def repository(default_branch: str = "main") -> dict[str, Any]:
+    payload = json.loads((ROOT / "tests/fixtures/webhooks/push.json").read_text(encoding="utf-8"))
+    return {**payload["repository"], "full_name": REPO, "name": REPO.split("/")[1], "default_branch": default_branch}
+
+
+def pull_request_event(number: int, branch: str, head: str, base: str) -> dict[str, Any]:
+    payload = json.loads((ROOT / "tests/fixtures/webhooks/pull_request.opened.json").read_text(encoding="utf-8"))
+    pr = payload["pull_request"]
+    repo = repository()
+    pr.update(number=number, head={**pr["head"], "ref": branch, "sha": head, "repo": repo},
+              base={**pr["base"], "ref": "main", "sha": base, "repo": repo})
+    return {**payload, "number": number, "pull_request": pr, "repository": repo}
+
+
+def push_event(before: str, after: str, pusher: str, commits: list[dict[str, Any]]) -> dict[str, Any]:
+    payload = json.loads((ROOT / "tests/fixtures/webhooks/push.json").read_text(encoding="utf-8"))
+    return {**payload, "ref": "refs/heads/main", "before": before, "after": after, "created": False,
+            "deleted": False, "forced": False, "pusher": {"name": pusher}, "commits": commits,
+            "head_commit": commits[-1] if commits else None, "repository": repository()}
+
+
+def commit_entry(bare: Path, sha: str) -> dict[str, Any]:
+    """A push payload's commit entry, from git."""
+    changes = git("--git-dir", str(bare), "diff-tree", "--no-commit-id", "--name-status", "-r", f"{sha}^", sha,
+                  cwd=bare).splitlines()
+    by_status: dict[str, list[str]] = {"A": [], "M": [], "D": []}
+    for line in changes:
+        status, path = line.split("\t", 1)
+        by_status[status[0]].append(path)
+    return {"id": sha, "message": git("--git-dir", str(bare), "log", "-1", "--format=%B", sha, cwd=bare),
+            "added": by_status["A"], "modified": by_status["M"], "removed": by_status["D"]}
+
+
+# --- the scenarios ------------------------------------------------------------------------------
+
+
+def pull_request_without_network(runner: Runner, work: Path, bare: Path, base: str) -> None:
+    print("== pull_request, mode validate, --network=none")
+    head = push_branch(bare, work, "shelve/backup-window", base, [GOOD, BAD])
+    bad = runner.run(checkout(bare, work, head, "ws-pr-bad"), "pull_request",
+                     pull_request_event(7, "shelve/backup-window", head, base), network="none", mode="validate")
+    expect(bad.exit_code == 1, "exit 1: the verdict is violations", bad)
+    o = bad.outputs
+    expect(set(o) == {"verdict", "errors", "warnings", "episodes", "changed", "commit_sha", "pr_number",
+                      "standing_tokens"}, "every output the action declares is written", bad)
+    expect((o["verdict"], o["errors"], o["episodes"]) == ("violations", "2", "2"),
+           "verdict=violations, errors=2 over the PR's 2 episodes", bad)
+    expect(o["standing_tokens"].isdigit() and o["commit_sha"] == "", "standing_tokens counted, no commit", bad)
+    errors = {(a.file, a.line, a.title) for a in bad.by_level("error")}
+    expect((BAD, 4, "memshelf-bot: id-mismatch") in errors and (BAD, 21, "memshelf-bot: secret") in errors,
+           f"error annotations on {BAD} lines 4 (id) and 21 (secret)", bad)
+    expect(not any(a.file == GOOD for a in bad.annotations), "no annotation on the good episode", bad)
+    expect("validate pull request #7" in bad.summary and BAD in bad.summary and "«redacted:aws-access-key»"
+           in bad.summary, "the summary names the PR, the bad episode and shows the secret masked", bad)
+
+    head = push_branch(bare, work, "shelve/ups-battery-swap", base, [GOOD])
+    good = runner.run(checkout(bare, work, head, "ws-pr-good"), "pull_request",
+                      pull_request_event(8, "shelve/ups-battery-swap", head, base), network="none", mode="validate")
+    expect(good.exit_code == 0, "exit 0 for a PR with a good episode", good)
+    expect((good.outputs["verdict"], good.outputs["errors"], good.outputs["episodes"]) == ("valid", "0", "1"),
+           "verdict=valid, errors=0, episodes=1", good)
+    expect(not good.by_level("error") and "validate pull request #8" in good.summary,
+           "no error annotation; the summary names the PR", good)
+
+
+class Sandbox:
+    """`memshelf-bot sandbox` on the host, serving the bare repository to the container."""
+
+    def __init__(self, bare: Path) -> None:
+        self.proc = subprocess.Popen([str(MEMSHELF_BOT), "sandbox", "--repo", str(bare), "--port", "0",
+                                      "--name", REPO], stdout=subprocess.PIPE, text=True)
+        line = self.proc.stdout.readline() if self.proc.stdout else ""
+        if not line.startswith("ready "):
+            self.stop()
+            raise RuntimeError(f"the sandbox did not start: {line!r}")
+        self.url = line.split()[1]
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(timeout=30)
+
+
+def render_on_main_with_sandbox(runner: Runner, work: Path, bare: Path, base: str) -> None:
+    print("== push to main, mode auto, --network=host, GitHub API and git at the sandbox on the host")
+    merged = push_branch(bare, work, "main", base, [GOOD])  # a merged PR: one episode, derived files stale
+    sandbox = Sandbox(bare)
+    try:
+        api = {"api_url": sandbox.url, "server_url": sandbox.url}
+        render = runner.run(checkout(bare, work, merged, "ws-main"), "push",
+                            push_event(base, merged, "octocat", [commit_entry(bare, merged)]), network="host",
+                            badge="true", **api)
+        main = git("--git-dir", str(bare), "rev-parse", "main", cwd=bare)
+        o = render.outputs
+        expect(render.exit_code == 0 and o["verdict"] == "valid", "exit 0, verdict valid", render)
+        expect(o["commit_sha"] == main and main != merged, "commit_sha is main's new head", render)
+        expect(git("--git-dir", str(bare), "rev-parse", f"{main}^", cwd=bare) == merged,
+               "the render commit sits directly on the merged commit (fast-forward)", render)
+        message = git("--git-dir", str(bare), "log", "-1", "--format=%an|%s", main, cwd=bare)
+        expect(message.endswith("[skip ci]"), f"the commit message ends with [skip ci] ({message!r})", render)
+        touched = set(git("--git-dir", str(bare), "diff", "--name-only", merged, main, cwd=bare).splitlines())
+        expect(touched <= DERIVED and {"stats.svg", "badge.svg", "badge.json"} <= touched
+               and o["changed"] == str(len(touched)),
+               f"only derived files committed, the chart and the badge among them, as many as `changed` says "
+               f"({sorted(touched)})", render)
+        expect(o["episodes"] == "4" and o["standing_tokens"].isdigit(), "episodes=4, standing_tokens counted", render)
+        expect(f"committed** `{main[:12]}` to `main`" in render.summary and "fixed point" in render.summary,
+               "the summary reports the commit and the fixed point", render)
+
+        check = checkout(bare, work, main, "host-check")
+        drift = subprocess.run([str(MEMSHELF_BOT), "render", "--check", "--badge", str(check)], capture_output=True,
+                               text=True, check=False)
+        expect(drift.returncode == 0, f"render --check on the new main is clean on the host: {drift.stdout.strip()}")
+
+        own = runner.run(checkout(bare, work, main, "ws-own"), "push",
+                         push_event(merged, main, "github-actions[bot]", [commit_entry(bare, main)]),
+                         network="host", badge="true", **api)
+        expect(own.exit_code == 0 and "the bot's own render" in own.summary and own.outputs["commit_sha"] == "",
+               "the bot's own render push renders nothing", own)
+
+        dispatch = {"ref": "refs/heads/main", "repository": repository(), "inputs": {"mode": "render"},
+                    "sender": {"login": "octocat"}, "workflow": ".github/workflows/shelf-bot.yml"}
+        again = runner.run(checkout(bare, work, main, "ws-dispatch"), "workflow_dispatch", dispatch,
+                           network="host", mode="render", badge="true", **api)
+        expect(again.exit_code == 0 and again.outputs["changed"] == "0" and again.outputs["commit_sha"] == ""
+               and "nothing to render" in again.summary, "a manual render of the rendered main commits nothing",
+               again)
+        expect(git("--git-dir", str(bare), "rev-parse", "main", cwd=bare) == main, "main did not move", again)
+    finally:
+        sandbox.stop()
+
+
+def font_cache_in_image(docker: str, image: str) -> None:
+    """matplotlib's font cache was built at image build time, where MPLCONFIGDIR points."""
+    probe = ("import glob, os, matplotlib; d = os.environ['MPLCONFIGDIR']; "
+             "print(matplotlib.get_cachedir() == d, len(glob.glob(d + '/fontlist-*.json')))")
+    proc = subprocess.run([docker, "run", "--rm", "--network=none", "--entrypoint", "python", image, "-c", probe],
+                          capture_output=True, text=True, check=False)
+    expect(proc.stdout.split() == ["True", "1"], f"the font cache is in the image's MPLCONFIGDIR: {proc.stdout}"
+           f"{proc.stderr}")
+
+
+def png_through_cairo(docker: str, image: str, work: Path) -> None:
+    """`stats --png` in the image: matplotlib draws the chart, cairosvg (libcairo2) rasterizes it."""
+    out = work / "png"
+    out.mkdir()
+    proc = subprocess.run([docker, "run", "--rm", "--network=none", "--entrypoint", "memshelf-bot",
+                           "-v", f"{EXAMPLE}:/shelf:ro", "-v", f"{out}:/out", image, "stats", "/shelf",
+                           "--png", "/out/stats.png"], capture_output=True, text=True, check=False)
+    png = out / "stats.png"
+    expect(proc.returncode == 0 and png.exists() and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n",
+           f"`stats --png` writes a PNG in the image (exit {proc.returncode}) {proc.stderr.strip()}")
+
+
+def main() -> int:
+    docker = os.environ.get("DOCKER", "docker")
+    image = os.environ.get("IMAGE")
+    if not image:
+        print("smoke: IMAGE is not set (run this through the container-smoke script)", file=sys.stderr)
+        return 2
+    size = subprocess.run([docker, "image", "inspect", "--format", "{{.Size}}", image], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    print(f"image {image}: {int(size) / 1e6:.0f} MB")
+    version = subprocess.run([docker, "run", "--rm", "--network=none", "--entrypoint", "memshelf-bot", image,
+                              "--version"], capture_output=True, text=True, check=False)
+    expect(version.returncode == 0 and version.stdout.startswith("memshelf-bot "),
+           f"`memshelf-bot --version` runs in the image: {version.stdout.strip()}")
+    work = Path(tempfile.mkdtemp(prefix="memshelf-bot-smoke-"))
+    try:
+        font_cache_in_image(docker, image)
+        png_through_cairo(docker, image, work)
+        runner = Runner(work)
+        bare, base = seed(work)
+        pull_request_without_network(runner, work, bare, base)
+        render_on_main_with_sandbox(runner, work, bare, base)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"smoke: all {runner.steps} container runs behaved")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

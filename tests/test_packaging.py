@@ -1,0 +1,306 @@
+"""The Action's packaging: action.yml, the Dockerfile and the copy-ready workflow.
+
+The linters run from the virtualenv (actionlint, hadolint); the rest checks that the three files
+agree with the contract in PRODUCT.md, with the runtime's input table (`bot.inputs`) and with the
+shelf settings' defaults, so a user who copies the workflow gets a run that starts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from packaging.requirements import Requirement
+
+from bot import inputs as runtime_inputs
+from bot.flows.publish import OUTPUTS as RUNTIME_OUTPUTS
+from memshelf_render.shelf import Settings
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+ACTION_REF = "memshelf/memshelf-bot@v1"
+# PRODUCT.md, "The Action": the inputs and outputs, in the order it lists them
+PRODUCT_INPUTS = ("mode", "token", "shelf_path", "comment", "strict", "branch_patterns", "auto_merge",
+                  "allow_paths", "badge", "commit_message")
+PRODUCT_OUTPUTS = ("verdict", "errors", "warnings", "episodes", "changed", "commit_sha", "pr_number",
+                   "standing_tokens")
+PRODUCT_MODES = ("auto", "validate", "render", "guard", "open-pr", "resolve", "badge")
+
+
+def _yaml(rel: str) -> dict[str, Any]:
+    return yaml.safe_load((ROOT / rel).read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def action() -> dict[str, Any]:
+    return _yaml("action.yml")
+
+
+@pytest.fixture(scope="module")
+def workflow() -> dict[str, Any]:
+    return _yaml("workflows/shelf-bot.yml")
+
+
+def _triggers(workflow: dict[str, Any]) -> dict[str, Any]:
+    return workflow.get("on", workflow.get(True))  # YAML 1.1 reads a bare `on` as true
+
+
+def _action_steps(workflow: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    return [(name, step) for name, job in workflow["jobs"].items() for step in job["steps"]
+            if step.get("uses", "").startswith("memshelf/memshelf-bot@")]
+
+
+def _lint(tool: str, *args: str, cwd: Path = ROOT) -> None:
+    exe = BIN / tool
+    if not exe.exists():
+        pytest.fail(f"{tool} is not installed next to {sys.executable} (the test extras install it)")
+    proc = subprocess.run([str(exe), *args], cwd=cwd, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, f"{tool} {' '.join(args)}:\n{proc.stdout}{proc.stderr}"
+
+
+# --- linters ----------------------------------------------------------------------------------
+
+
+def test_workflows_pass_actionlint() -> None:
+    files = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "workflows").glob("*.yml"))
+    assert files == ["workflows/shelf-bot.yml"]
+    _lint("actionlint", "-no-color", *files)
+
+
+def _local_action_repo(where: Path, workflow_text: str) -> Path:
+    """A git repository holding this action at its root and the workflow using it as `./`."""
+    shutil.copy(ROOT / "action.yml", where / "action.yml")
+    shutil.copy(ROOT / "Dockerfile", where / "Dockerfile")
+    (where / ".github" / "workflows").mkdir(parents=True)
+    (where / ".github" / "workflows" / "shelf-bot.yml").write_text(workflow_text.replace(ACTION_REF, "./"))
+    subprocess.run(["git", "init", "--quiet", str(where)], check=True)  # actionlint looks for a repository
+    return where
+
+
+def test_workflow_with_this_action_passes_actionlint(tmp_path: Path) -> None:
+    """actionlint reads a local action's metadata: with `uses: ./` it checks every `with:` key
+    against action.yml, action.yml itself (branding icon and colour) and that the Dockerfile exists."""
+    text = (ROOT / "workflows" / "shelf-bot.yml").read_text(encoding="utf-8")
+    assert text.count(f"uses: {ACTION_REF}") == 4  # every job's step is checked
+    _lint("actionlint", "-no-color", cwd=_local_action_repo(tmp_path, text))
+
+
+def test_actionlint_catches_an_unknown_input(tmp_path: Path) -> None:
+    """The check above bites: a misspelt input fails it."""
+    text = (ROOT / "workflows" / "shelf-bot.yml").read_text(encoding="utf-8")
+    text = text.replace("mode: ${{", "shelf-path: x\n          mode: ${{")
+    proc = subprocess.run([str(BIN / "actionlint"), "-no-color"], cwd=_local_action_repo(tmp_path, text),
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 1
+    assert 'input "shelf-path" is not defined in action "memshelf-bot"' in proc.stdout
+
+
+def test_dockerfile_passes_hadolint() -> None:
+    _lint("hadolint", "--no-color", "Dockerfile")
+
+
+# --- action.yml -------------------------------------------------------------------------------
+
+
+def test_action_inputs_and_outputs_are_the_product_contract(action: dict[str, Any]) -> None:
+    assert tuple(action["inputs"]) == PRODUCT_INPUTS
+    assert tuple(action["outputs"]) == PRODUCT_OUTPUTS
+    for section in ("inputs", "outputs"):
+        for name, spec in action[section].items():
+            assert spec["description"].strip(), f"{section}.{name} has no description"
+    assert all(spec["required"] is False for spec in action["inputs"].values())
+
+
+def test_action_inputs_and_outputs_are_the_runtimes(action: dict[str, Any]) -> None:
+    """Every input action.yml declares reaches the container as INPUT_<NAME>, and the runtime
+    rejects names it does not know: the two lists must be the same; so must the outputs."""
+    assert set(action["inputs"]) == set(runtime_inputs.INPUTS)
+    assert tuple(action["outputs"]) == RUNTIME_OUTPUTS
+
+
+def test_action_runs_the_dockerfile(action: dict[str, Any]) -> None:
+    assert action["runs"] == {"using": "docker", "image": "Dockerfile"}
+    assert action["branding"] == {"icon": "book-open", "color": "purple"}
+
+
+def test_action_defaults_are_the_runtime_defaults(action: dict[str, Any]) -> None:
+    spec = action["inputs"]
+    given = runtime_inputs.read({"INPUT_MODE": spec["mode"]["default"],
+                                 "INPUT_SHELF_PATH": spec["shelf_path"]["default"]})
+    assert (given.mode, given.shelf_path) == (runtime_inputs.Inputs().mode, runtime_inputs.Inputs().shelf_path)
+    assert spec["mode"]["default"] == "auto"
+    assert spec["shelf_path"]["default"] == "."
+    assert spec["token"]["default"] == "${{ github.token }}"
+
+
+def _shown(value: object) -> str:
+    """A settings default as the input's description spells it."""
+    if isinstance(value, bool):
+        return f"`{str(value).lower()}`"
+    if isinstance(value, tuple):
+        return f"`{', '.join(value)}`" if value else "none"
+    return f"`{value}`"
+
+
+def test_settings_inputs_leave_the_default_to_the_shelf(action: dict[str, Any]) -> None:
+    """GitHub hands the container every default declared in action.yml, which would override the
+    shelf's `.memshelf-bot.yml`; so an input backed by a setting declares none, and its description
+    names the Settings default the runtime then applies."""
+    defaults = {f.name: f.default for f in dataclasses.fields(Settings)}
+    backed = {name: setting for name, setting in runtime_inputs.INPUTS.items() if setting}
+    assert backed, "the runtime maps no input to a setting"
+    for name, setting in backed.items():
+        spec = action["inputs"][name]
+        assert "default" not in spec, f"input {name} declares a default that would override {setting}"
+        description = " ".join(spec["description"].split())
+        assert f"Default {_shown(defaults[setting])}, or `{setting}` in `.memshelf-bot.yml`" in description, name
+
+
+def test_settings_defaults_are_the_product_defaults() -> None:
+    s = Settings()
+    assert (s.comment, s.strict, s.auto_merge, s.badge, s.allow_paths) == ("auto", False, False, False, ())
+    assert s.branch_patterns == ("shelve/**", "night-shift/**", "shift/**")
+    assert s.commit_message.endswith("[skip ci]")
+
+
+def test_every_mode_is_documented(action: dict[str, Any]) -> None:
+    described = re.findall(r"`([a-z-]+)`", action["inputs"]["mode"]["description"])
+    assert tuple(described) == PRODUCT_MODES
+    assert set(runtime_inputs.MODES) <= set(PRODUCT_MODES)
+
+
+# --- the copy-ready workflow ------------------------------------------------------------------
+
+
+def test_workflow_triggers(workflow: dict[str, Any]) -> None:
+    on = _triggers(workflow)
+    assert set(on) == {"pull_request", "push", "issue_comment", "workflow_dispatch"}
+    assert on["push"]["branches"] == ["main", *Settings().branch_patterns]
+    assert on["issue_comment"]["types"] == ["created"]
+
+
+def test_workflow_permissions_are_per_job_and_minimal(workflow: dict[str, Any]) -> None:
+    assert workflow["permissions"] == {}
+    assert {name: job["permissions"] for name, job in workflow["jobs"].items()} == {
+        "pull-request": {"contents": "read", "pull-requests": "write"},
+        "render": {"contents": "write", "pull-requests": "write"},
+        "agent-branch": {"contents": "write", "pull-requests": "write"},
+        "resolve": {"contents": "write", "pull-requests": "write", "issues": "write"},
+    }
+
+
+def test_no_checkout_keeps_credentials(workflow: dict[str, Any]) -> None:
+    """The bot sends the token with each git fetch itself; nothing else in the job needs it on disk."""
+    checkouts = [step for job in workflow["jobs"].values() for step in job["steps"]
+                 if step.get("uses", "").startswith("actions/checkout@")]
+    assert len(checkouts) == len(workflow["jobs"])
+    assert all(step["with"]["persist-credentials"] is False for step in checkouts)
+
+
+def test_only_the_render_is_serialized_and_never_cancelled(workflow: dict[str, Any]) -> None:
+    jobs = workflow["jobs"]
+    assert jobs["render"]["concurrency"] == {
+        "group": "shelf-bot-render-${{ github.repository }}-${{ github.ref }}",
+        "cancel-in-progress": False,
+    }
+    assert [name for name, job in jobs.items() if "concurrency" in job] == ["render"]
+
+
+def test_each_event_runs_its_job(workflow: dict[str, Any]) -> None:
+    guards = {name: " ".join(job["if"].split()) for name, job in workflow["jobs"].items()}
+    assert guards == {
+        "pull-request": "github.event_name == 'pull_request'",
+        "render": "(github.event_name == 'push' && github.ref_name == github.event.repository.default_branch) "
+                  "|| github.event_name == 'workflow_dispatch'",
+        "agent-branch": "github.event_name == 'push' && !github.event.deleted "
+                        "&& github.ref_name != github.event.repository.default_branch",
+        "resolve": "github.event_name == 'issue_comment' && github.event.issue.pull_request "
+                   "&& startsWith(github.event.comment.body, '/shelf resolve')",
+    }
+
+
+def test_workflow_uses_this_action_with_modes_the_runtime_runs(workflow: dict[str, Any],
+                                                                action: dict[str, Any]) -> None:
+    steps = _action_steps(workflow)
+    assert [name for name, _ in steps] == ["pull-request", "render", "agent-branch", "resolve"]
+    for name, step in steps:
+        assert step["uses"] == ACTION_REF
+        assert set(step.get("with", {})) <= set(action["inputs"]), name
+    # `mode: auto` (the default) everywhere; a manual run picks render or validate
+    assert {name: step.get("with", {}).get("mode") for name, step in steps} == {
+        "pull-request": None, "render": "${{ inputs.mode || 'auto' }}", "agent-branch": None, "resolve": None}
+    dispatch = _triggers(workflow)["workflow_dispatch"]["inputs"]["mode"]
+    assert dispatch["options"] == ["render", "validate"] and dispatch["default"] == "render"
+    assert set(dispatch["options"]) <= set(runtime_inputs.MODES)
+
+
+def test_readme_names_the_same_action_and_workflow() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"uses: {ACTION_REF}" in readme
+    assert "workflows/shelf-bot.yml" in readme
+    assert set(re.findall(r"uses: ([\w-]+/memshelf-bot@\w+)", readme)) == {ACTION_REF}
+
+
+# --- the image --------------------------------------------------------------------------------
+
+
+def _instructions() -> list[tuple[str, str]]:
+    """(INSTRUCTION, argument) pairs of the Dockerfile, continuation lines joined."""
+    text = (ROOT / "Dockerfile").read_text(encoding="utf-8")
+    text = re.sub(r"\\\n", " ", "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#")))
+    return [(line.split(None, 1)[0].upper(), line.split(None, 1)[1].strip()) for line in text.splitlines()
+            if line.strip()]
+
+
+def test_dockerfile_shape() -> None:
+    steps = _instructions()
+    kinds = [kind for kind, _ in steps]
+    assert steps[0] == ("FROM", "python:3.12-slim")
+    assert kinds.count("FROM") == 1
+    assert "USER" not in kinds and "WORKDIR" not in kinds  # GitHub runs it as root in /github/workspace
+    assert steps[-1] == ("ENTRYPOINT", '["memshelf-bot", "action"]')
+    runs = " ".join(arg for kind, arg in steps if kind == "RUN")
+    assert "--no-install-recommends" in runs and "rm -rf /var/lib/apt/lists/*" in runs
+    assert re.search(r"apt-get install [^&]*\bgit\b[^&]*\blibcairo2\b", runs)
+    assert "pip install --no-cache-dir" in runs and "pip check" in runs
+    env = " ".join(arg for kind, arg in steps if kind == "ENV")
+    assert re.search(r"MPLCONFIGDIR=/opt/\S+", env)
+    assert "import matplotlib.font_manager" in runs  # the font cache is built into the image
+
+
+def _pins() -> dict[str, str]:
+    pins = {}
+    for line in (ROOT / "constraints.txt").read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            name, sep, version = line.partition("==")
+            assert sep and name and version, f"constraints.txt: not an exact pin: {line!r}"
+            pins[name] = version
+    return pins
+
+
+def test_constraints_pin_every_runtime_dependency_within_pyproject() -> None:
+    pins = _pins()
+    assert list(pins) == sorted(pins)
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    for requirement in map(Requirement, project["dependencies"]):
+        name = re.sub(r"[-_.]+", "-", requirement.name).lower()
+        assert name in pins, f"{name} is not pinned in constraints.txt"
+        assert requirement.specifier.contains(pins[name]), f"{name}=={pins[name]} is outside {requirement}"
+    test_only = {re.sub(r"[-_.]+", "-", Requirement(r).name).lower() for r in project["optional-dependencies"]["test"]}
+    assert not test_only & set(pins), "test tools must not reach the image"
+
+
+def test_build_context_holds_only_what_pip_needs() -> None:
+    lines = [line for line in (ROOT / ".dockerignore").read_text(encoding="utf-8").splitlines()
+             if line and not line.startswith("#")]
+    assert lines[0] == "*"
+    assert {line[1:].rstrip("/") for line in lines if line.startswith("!")} == {
+        "constraints.txt", "pyproject.toml", "README.md", "memshelf_render", "bot"}
