@@ -60,7 +60,7 @@ def test_a_bad_episode_fails_with_exact_annotations_a_sticky_comment_and_outputs
         "name '2026-09-23-nas'%0Afix: Make id equal the file name without .md (or rename the file).")
     odd = [a for a in result.annotations if a.file == ODD]
     assert odd and all("file=docs/topics/2026-09-24-50%25%2Codd%3Aname.md" in a.raw for a in odd)
-    assert by_code["secret"].message.startswith("a github-token: - deploy key «redacted:github-token»")
+    assert by_code["secret"].message.startswith("a credential (github-token): - deploy key «redacted:github-token»")
 
     [sticky] = harness.sticky(number)
     body = sticky.body
@@ -153,6 +153,7 @@ def test_a_fork_token_cannot_comment_and_the_check_still_reports(harness: Harnes
     assert notice.title == "memshelf-bot: no PR comment"
     assert "could not comment: the token may not write here" in result.summary
     assert "❌ error" in result.summary and "id-mismatch" in result.summary  # the summary carries everything
+    assert "### Suggested changes" in result.summary and "```suggestion\nid: 2026-09-23-nas\n```" in result.summary
 
 
 def test_a_fork_pull_request_event_does_not_even_try_to_comment(harness: Harness) -> None:
@@ -212,6 +213,7 @@ def test_rate_limits_and_server_errors_are_waited_out_and_accounted_for(harness:
     assert files == [status, 200] and listed[:2] == [502, 200]
     assert f"rate limit {status}, 1.0 s" in result.summary and "server error 502" in result.summary
     assert "GitHub asked the bot to wait or retry 2 times" in result.summary
+    assert f"rate limit {status}; waiting 1.0 s before trying again" in result.stdout
 
 
 def test_past_3000_files_the_pr_is_unchecked_annotations_are_cut_and_the_summary_capped(harness: Harness) -> None:

@@ -32,5 +32,5 @@ def check(ep: Episode, ctx: Context) -> Iterator[Finding]:
         if len(shown) > SHOWN_CHARS:
             shown = shown[: SHOWN_CHARS - 1] + "…"
         code = "policy-pattern-match" if hit.policy else "secret"
-        what = f"text matching the policy rule '{hit.kind}'" if hit.policy else f"a {hit.kind}"
+        what = f"text matching the policy rule '{hit.kind}'" if hit.policy else f"a credential ({hit.kind})"
         yield Finding(code, ep.path, hit.line, f"{what}: {shown}")
