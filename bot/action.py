@@ -60,6 +60,8 @@ def not_handled(ctx: ActionContext, what: str) -> int:
 
 
 def on_pull_request(ctx: ActionContext) -> int:
+    if ctx.event.get("action") == "closed" or (ctx.event.get("pull_request") or {}).get("state") == "closed":
+        return not_handled(ctx, "a closed pull request")
     return pull_request.run(ctx)
 
 

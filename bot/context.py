@@ -80,7 +80,7 @@ class ActionContext:
     @property
     def github(self) -> GitHub:
         if self._github is None:
-            self._github = GitHub(self.token, self.api_url, self.full_name)
+            self._github = GitHub(self.token, self.api_url, self.full_name, notify=self.runner.log)
         return self._github
 
     @property

@@ -89,6 +89,7 @@ class GitHub:
     waits: list[Wait] = field(default_factory=list)
     read_only: bool = False
     write_spacing: float | None = WRITE_SPACING
+    notify: Callable[[str], None] | None = None  # told about every wait, for the log
 
     def __post_init__(self) -> None:
         self.gh = Github(auth=Auth.Token(self.token) if self.token else None, base_url=self.api_url.rstrip("/"),
@@ -132,6 +133,8 @@ class GitHub:
 
     def _pause(self, what: str, reason: str, seconds: float) -> None:
         self.waits.append(Wait(what, reason, seconds))
+        if self.notify is not None:
+            self.notify(f"memshelf-bot: {what}: {reason}; waiting {seconds:.1f} s before trying again")
         self.sleep(seconds)
 
     def write(self, what: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T | None:

@@ -2,8 +2,8 @@
 
 Everything the bot writes to the runner passes through `Runner.clean`: the shelf's redaction
 (built-in credential shapes plus `POLICY.patterns`) and the literal tokens the step holds, so a
-secret reaches neither the log, an annotation, an output nor the summary. Text that came from a
-pull request and spans lines is printed between `::stop-commands::` markers, so it can never be
+secret reaches neither the log, an annotation, an output nor the summary. Annotation text is
+escaped and log lines never start with text from a change, so nothing in a pull request can be
 read as a workflow command.
 """
 
@@ -68,12 +68,6 @@ class Runner:
 
     def log(self, text: str = "") -> None:
         self.out.write(self.clean(text) + "\n")
-        self.out.flush()
-
-    def untrusted(self, text: str) -> None:
-        """Print text that came from outside (a comment body, file lines) with commands disabled."""
-        token = uuid.uuid4().hex
-        self.out.write(f"::stop-commands::{token}\n{self.clean(text).rstrip()}\n::{token}::\n")
         self.out.flush()
 
     @contextmanager

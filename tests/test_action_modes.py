@@ -29,6 +29,16 @@ def test_an_issue_comment_is_not_handled_yet_and_says_so(harness: Harness) -> No
     assert harness.api_calls(mark) == []
 
 
+def test_a_closed_pull_request_is_left_alone(harness: Harness) -> None:
+    number = harness.open_pr("shelve/closed", {BAD: BAD_TEXT})
+    harness.repo.get_pull(number).edit(state="closed")
+    mark = len(harness.sb.calls)
+    result = harness.pr_step(number, "reopened", payload={**pull_request_event(harness.sb, number, "reopened"),
+                                                          "action": "closed"})
+    assert result.exit_code == 0 and harness.api_calls(mark) == []
+    assert "does not act on a closed pull request" in result.summary
+
+
 def test_unknown_and_malformed_inputs_are_configuration_errors(harness: Harness) -> None:
     main = harness.sb.store.ref("refs/heads/main")
     workspace = harness.workspace(main)

@@ -93,7 +93,6 @@ def test_secrets_are_masked_in_everything_the_runner_writes() -> None:
     runner.log("token ghs_tokenvalue and AKIAABCDEFGHIJKLMNOP")
     runner.annotate("error", None, None, "t", "Bearer abcdefghijklmnopqrstuvwxyz")
     runner.set_output("x", "ghs_tokenvalue")
-    runner.untrusted("::error::injected\nghs_tokenvalue")
     text = out.getvalue()
     assert text.count("::add-mask::ghs_tokenvalue") == 1
     assert "token *** and «redacted:aws-access-key»" in text and "«redacted:bearer»" in text

@@ -15,6 +15,7 @@ from ..flows.checks import Outcome, repo_path
 from ..github import Wait
 from ..runner import ANNOTATIONS_PER_TYPE, Note
 from . import markdown as md
+from .suggestions import Suggestion
 
 VERDICT = {"valid": "✅ valid", "violations": "❌ violations", "config-error": "⚠️ config error"}
 SEVERITY = {"error": "❌ error", "warning": "⚠️ warning", "info": "ℹ️ info"}
@@ -99,6 +100,17 @@ def cut_lines(cut: list[Note]) -> list[str]:
     return [*lines, ""]
 
 
+def suggestion_lines(suggestions: list[Suggestion], prefix: str) -> list[str]:
+    """The mechanical fixes, also here: a fork's PR gets no comment, so the summary carries them."""
+    if not suggestions:
+        return []
+    lines = ["### Suggested changes", ""]
+    for s in suggestions:
+        lines += [f"{md.code(repo_path(s.path, prefix))} line {s.line} ({md.code(s.code)}): {md.text(s.why)}", "",
+                  md.fenced(s.replacement, "suggestion"), ""]
+    return lines
+
+
 def waits_lines(waits: list[Wait]) -> list[str]:
     if not waits:
         return []
@@ -109,7 +121,7 @@ def waits_lines(waits: list[Wait]) -> list[str]:
 
 
 def check_page(title: str, outcome: Outcome, prefix: str, *, cut: list[Note], actions: list[str],
-               waits: list[Wait]) -> str:
+               waits: list[Wait], suggestions: list[Suggestion]) -> str:
     """The summary of a check (pull request or pushed branch)."""
     lines = [f"## memshelf-bot · {title}", "", headline(outcome), ""]
     lines += standing_line(outcome)
@@ -117,6 +129,7 @@ def check_page(title: str, outcome: Outcome, prefix: str, *, cut: list[Note], ac
     lines += [f"❌ {md.text(note)}" for note in outcome.notes] + ([""] if outcome.notes else [])
     lines += guard_lines(outcome, prefix)
     lines += findings_table(outcome.report.findings, prefix)
+    lines += suggestion_lines(suggestions, prefix)
     lines += cut_lines(cut)
     lines += [f"- {action}" for action in actions] + ([""] if actions else [])
     lines += waits_lines(waits)

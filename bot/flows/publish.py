@@ -60,8 +60,9 @@ def publish_check(ctx: ActionContext, outcome: Outcome, shelf: Shelf | None, *, 
     for note in outcome.notes:
         runner.annotate("error", None, None, "memshelf-bot", note)
     annotations.emit(runner, findings, ctx.prefix)
+    suggestions = suggestions_for(ctx, outcome, shelf)
     if pull is not None:
-        text = comment.body(outcome, suggestions_for(ctx, outcome, shelf), shelf_path=ctx.inputs.shelf_path,
+        text = comment.body(outcome, suggestions, shelf_path=ctx.inputs.shelf_path,
                             head_sha=head_sha, summary_url=comment.run_url(ctx.server_url, ctx.full_name, ctx.run_id))
         text = runner.clean(text)
         policy = shelf.settings.comment if shelf is not None else ctx.inputs.overrides.get("comment", "auto")
@@ -76,7 +77,7 @@ def publish_check(ctx: ActionContext, outcome: Outcome, shelf: Shelf | None, *, 
                             "and job summary carry the full result.")
     counts = outcome.counts
     runner.add_summary(summary.check_page(title, outcome, ctx.prefix, cut=runner.cut, actions=actions,
-                                          waits=ctx.waits))
+                                          waits=ctx.waits, suggestions=suggestions))
     set_outputs(ctx.runner, verdict=outcome.verdict, errors=counts["error"], warnings=counts["warning"],
                 episodes=outcome.checked, changed=files, pr_number=getattr(pull, "number", ""),
                 standing_tokens=outcome.standing.head if outcome.standing else "")
