@@ -3,8 +3,12 @@ in a sub-directory of its repository."""
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
+from bot import action
+from bot.actionrun import parse_commands, parse_outputs
+from bot.runner import Runner
 from tests import action_harness
 from tests.action_harness import Harness, episode, git, seed_shelf, serve
 from tests.sandbox_fixtures import issue_comment_event, pull_request_event, push_event
@@ -152,3 +156,12 @@ def test_a_shelf_in_a_sub_directory_reports_repository_paths(tmp_path: Path) -> 
         changed = sorted(c.filename for c in sb.store.diff(after, main))
         assert changed == ["memory/INDEX.md", "memory/docs/topics/.meta.json", "memory/ledger.tsv", "memory/stats.svg"]
 
+
+
+def test_outside_an_actions_step_the_action_says_what_is_missing(tmp_path: Path) -> None:
+    out, output = io.StringIO(), tmp_path / "output"
+    env = {"GITHUB_OUTPUT": str(output)}
+    assert action.run(env, Runner(env, out=out)) == 2
+    [error] = parse_commands(out.getvalue())[0]
+    assert error.message == "GITHUB_EVENT_NAME is not set: run memshelf-bot action inside a GitHub Actions step"
+    assert parse_outputs(output.read_text()) == EMPTY

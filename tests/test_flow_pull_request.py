@@ -10,7 +10,7 @@ import pytest
 from bot.actionrun import parse_commands
 from bot.runner import SUMMARY_LIMIT
 from tests import action_harness
-from tests.action_harness import TOWER, Harness, episode
+from tests.action_harness import TOWER, Harness, episode, git
 from tests.sandbox_fixtures import WHO, pull_request_event
 
 shelf_sandbox, harness = action_harness.shelf_sandbox, action_harness.harness
@@ -77,6 +77,23 @@ def test_a_bad_episode_fails_with_exact_annotations_a_sticky_comment_and_outputs
     assert comment_calls(harness) == [("POST", 201)]
     assert not [c for c in calls if c.method != "GET" and "/git/" in c.path]  # the PR flow never writes git data
     assert "| Episode | Verdict | Errors | Warnings | Digest words | Standing-cost Δ (tokens) |" in result.summary
+
+
+@pytest.mark.parametrize("checkout", ["merge commit", "base (pull_request_target)"])
+def test_the_pr_head_is_checked_whatever_the_workspace_holds(harness: Harness, checkout: str) -> None:
+    number = harness.open_pr("night-shift/where", {BAD: BAD_TEXT})
+    payload = pull_request_event(harness.sb, number)
+    head, base = payload["pull_request"]["head"]["sha"], payload["pull_request"]["base"]["sha"]
+    workspace = harness.workspace(base)
+    if checkout == "merge commit":  # what actions/checkout leaves for `pull_request`: refs/pull/N/merge
+        git("fetch", "--quiet", "origin", head, cwd=workspace, home=harness.home)
+        git("merge", "--quiet", "--no-ff", "-m", "Merge", head, cwd=workspace, home=harness.home)
+    event = "pull_request" if checkout == "merge commit" else "pull_request_target"
+    result = harness.step(event, payload, workspace)
+    assert result.exit_code == 1
+    assert {a.title for a in result.annotations} == {"memshelf-bot: field-missing", "memshelf-bot: id-mismatch",
+                                                     "memshelf-bot: control-character", "memshelf-bot: secret"}
+    assert not (workspace / ".git" / "worktrees").exists() or not any((workspace / ".git" / "worktrees").iterdir())
 
 
 def test_same_head_edits_nothing_and_a_fix_turns_the_same_comment_green(harness: Harness) -> None:

@@ -85,6 +85,7 @@ def shelf_relative(repo_path: str, prefix: str) -> str:
 
 
 def repo_path(shelf_rel: str, prefix: str) -> str:
+    """A shelf-relative path (maybe '../…') as a repository path, for annotations and the API."""
     return posixpath.normpath(f"{prefix}/{shelf_rel}") if prefix else shelf_rel
 
 
