@@ -19,6 +19,8 @@ from collections.abc import Callable, Mapping
 
 from github import GithubException
 
+from memshelf_render.shelf import DEFAULT_BRANCH_PATTERNS
+
 from . import inputs as action_inputs
 from .context import ActionContext, ContextError
 from .flows import agent_push, local, pull_request, render_main
@@ -46,7 +48,8 @@ def on_push(ctx: ActionContext) -> int:
             return 0
         return render_main.run(ctx, branch=branch)
     shelf, _ = ctx.load(ctx.workspace)
-    patterns = ctx.inputs.overrides.get("branch_patterns") or (shelf.settings.branch_patterns if shelf else ())
+    patterns = shelf.settings.branch_patterns if shelf else ctx.inputs.overrides.get(
+        "branch_patterns", DEFAULT_BRANCH_PATTERNS)
     if any(fnmatch.fnmatchcase(branch, p) for p in patterns):
         return agent_push.run(ctx, branch)
     return not_handled(ctx, f"a push to {branch} (neither the default branch nor an agent branch)")
