@@ -1,15 +1,19 @@
 """Many render flows at once against one repository while merges keep landing.
 
-Twelve `memshelf-bot action` processes render main concurrently (four at the start, two after
-each of four merges). Compare-and-swap ref updates decide every race; a loser re-reads main and
-renders again. Afterwards: main is a fixed point of render over every episode, no episode was
-lost, no render commit is empty or follows another render commit, and every lost race the
-sandbox answered (422) is one the flows reported.
+Twelve `memshelf-bot action` processes render main concurrently: six after the first merge, two
+after each of three more. Each later merge lands as soon as some flow has written its render
+commit and is about to move main, so merges really do land between the flows' reads and writes.
+Compare-and-swap ref updates decide every race; a loser re-reads main and renders again.
+Afterwards: main is a fixed point of render over every episode, no episode was lost, no render
+commit is empty or follows another render commit, and every lost race the sandbox answered (422)
+is one the flows reported.
 """
 
 from __future__ import annotations
 
 import re
+import time
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 
 import pytest
@@ -26,9 +30,17 @@ from tests.sandbox_fixtures import push_event
 shelf_sandbox, harness = action_harness.shelf_sandbox, action_harness.harness
 
 MERGES = 4
-FIRST_WAVE = 4
+FIRST_WAVE = 6
 PER_MERGE = 2
 MESSAGE = "memshelf-bot: render derived files [skip ci]"
+
+
+def wait_for(condition: Callable[[], bool], what: str) -> None:
+    """Block until `condition` holds (an event in the sandbox), failing after a generous bound."""
+    deadline = time.monotonic() + 120
+    while not condition():
+        assert time.monotonic() < deadline, f"never happened: {what}"
+        time.sleep(0.01)
 
 
 def merge_with_retry(h: Harness, number: int) -> tuple[str, str]:
@@ -45,23 +57,28 @@ def test_concurrent_render_flows_while_merges_land(harness: Harness) -> None:
     sb = harness.sb
     start = sb.store.ref("refs/heads/main")
     assert start
-    flows = FIRST_WAVE + MERGES * PER_MERGE
+    flows = FIRST_WAVE + (MERGES - 1) * PER_MERGE
     workspaces = [harness.workspace(start) for _ in range(flows)]
     stems = [f"2026-10-0{i + 1}-merge-{i}" for i in range(MERGES)]
     results: list[Future[StepResult]] = []
 
-    with ThreadPoolExecutor(max_workers=flows) as pool:
-        def launch(before: str, after: str) -> None:
-            payload = push_event(sb, "refs/heads/main", before, after, pusher="octo")
-            results.append(pool.submit(harness.step, "push", payload, workspaces[len(results)]))
+    def commits_written() -> int:
+        return sum(c.method == "POST" and c.path.endswith("/git/commits") for c in sb.calls)
 
-        for _ in range(FIRST_WAVE):
-            launch(start, start)
+    with ThreadPoolExecutor(max_workers=flows) as pool:
+        def launch(before: str, after: str, count: int) -> None:
+            for _ in range(count):
+                payload = push_event(sb, "refs/heads/main", before, after, pusher="octo")
+                results.append(pool.submit(harness.step, "push", payload, workspaces[len(results)]))
+
+        written = 0
         for i, stem in enumerate(stems):
+            if i:  # land the next merge while a flow holds a render commit it has not pushed yet
+                wait_for(lambda seen=written: commits_written() > seen, f"a render commit after merge {i}")
             number = harness.open_pr(f"shelve/merge-{i}", {f"docs/topics/{stem}.md": episode(stem, title=f"M{i}")})
+            written = commits_written()
             before, after = merge_with_retry(harness, number)
-            for _ in range(PER_MERGE):
-                launch(before, after)
+            launch(before, after, FIRST_WAVE if i == 0 else PER_MERGE)
         done = [f.result() for f in results]
 
     assert [r.exit_code for r in done] == [0] * flows, [r.stdout[-800:] for r in done if r.exit_code]
