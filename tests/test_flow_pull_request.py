@@ -173,6 +173,16 @@ def test_a_fork_token_cannot_comment_and_the_check_still_reports(harness: Harnes
     assert "### Suggested changes" in result.summary and "```suggestion\nid: 2026-09-23-nas\n```" in result.summary
 
 
+def test_a_comment_github_refuses_does_not_change_the_verdict(harness: Harness) -> None:
+    number = harness.open_pr("night-shift/refused", {BAD: BAD_TEXT})
+    harness.sb.faults.add("POST", rf"/repos/octo/shelf/issues/{number}/comments", 422,
+                          {"message": "Validation Failed"}, times=None)
+    result = harness.pr_step(number)
+    assert result.exit_code == 1 and result.outputs["verdict"] == "violations"
+    assert "could not update the sticky comment (GitHub answered 422)" in result.summary
+    assert result.by_level("notice")[0].title == "memshelf-bot: no PR comment"
+
+
 def test_a_fork_pull_request_event_does_not_even_try_to_comment(harness: Harness) -> None:
     number = harness.open_pr("night-shift/fork2", {BAD: BAD_TEXT})
     payload = pull_request_event(harness.sb, number)

@@ -90,7 +90,7 @@ def body(outcome: Outcome, suggestions: list[Suggestion], *, shelf_path: str, he
 
 @dataclass(frozen=True, slots=True)
 class CommentResult:
-    action: str  # created | updated | unchanged | recreated | skipped | read-only
+    action: str  # created | updated | unchanged | recreated | skipped | read-only | failed
     comment_id: int | None = None
     removed_duplicates: int = 0
     reason: str = ""
@@ -104,6 +104,8 @@ class CommentResult:
             "skipped": f"posted no comment ({self.reason})",
             "read-only": "could not comment: the token may not write here (a fork's pull request?); "
                          "the annotations and this summary carry everything",
+            "failed": f"could not update the sticky comment ({self.reason}); the annotations and this summary "
+                      "carry everything",
         }[self.action]
         if self.removed_duplicates:
             text += f"; removed {plural(self.removed_duplicates, 'duplicate')} a concurrent run left"

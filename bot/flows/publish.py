@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from github import GithubException
+
 from memshelf_render.findings import Finding
 from memshelf_render.shelf import Shelf
 from memshelf_render.validate import Report
@@ -13,6 +15,7 @@ from memshelf_render.validate import Report
 from ..context import ActionContext
 from ..feedback import annotations, comment, summary
 from ..feedback.suggestions import Suggestion, suggest
+from ..github import ApiUnavailable
 from ..runner import Runner
 from .checks import Outcome, repo_path
 
@@ -67,14 +70,18 @@ def publish_check(ctx: ActionContext, outcome: Outcome, shelf: Shelf | None, *, 
         text = runner.clean(text)
         policy = shelf.settings.comment if shelf is not None else ctx.inputs.overrides.get("comment", "auto")
         c = outcome.counts
-        result = comment.upsert(ctx.github, pull, text, shelf_path=ctx.inputs.shelf_path, policy=policy,
-                                has_news=bool(c["error"] or c["warning"] or c["info"] or outcome.notes))
+        try:
+            result = comment.upsert(ctx.github, pull, text, shelf_path=ctx.inputs.shelf_path, policy=policy,
+                                    has_news=bool(c["error"] or c["warning"] or c["info"] or outcome.notes))
+        except (ApiUnavailable, GithubException) as exc:  # the verdict stands without the comment
+            result = comment.CommentResult("failed", reason=str(exc) if isinstance(exc, ApiUnavailable)
+                                           else f"GitHub answered {exc.status}")
         actions.append(f"Sticky comment: {result.describe()}.")
         runner.log(f"memshelf-bot: {result.describe()}")
-        if result.action == "read-only":
+        if result.action in ("read-only", "failed"):
             runner.annotate("notice", None, None, "memshelf-bot: no PR comment",
-                            "The token may not comment here (a fork's pull request?); this check's annotations "
-                            "and job summary carry the full result.")
+                            "The sticky comment could not be written (a fork's read-only token, or GitHub failing); "
+                            "this check's annotations and job summary carry the full result.")
     counts = outcome.counts
     runner.add_summary(summary.check_page(title, outcome, ctx.prefix, cut=runner.cut, actions=actions,
                                           waits=ctx.waits, suggestions=suggestions))
