@@ -197,8 +197,13 @@ def _parse_frontmatter(ep: Episode, lines: list[str]) -> None:
         return
     ep.fm_close = j + 1
     ep.body_start = j + 1
-    block = "\n".join(lines[i + 1 : j])
     first = i + 2  # 1-based line of the block's first line
+    simple = yamlload.load_simple_mapping(lines[i + 1 : j])
+    if simple is not None:
+        ep.meta = simple[0]
+        ep.key_lines = {key: first + index for key, index in simple[1].items()}
+        return
+    block = "\n".join(lines[i + 1 : j])
     try:
         node = yamlload.compose(block)
     except yamlload.AliasError as exc:

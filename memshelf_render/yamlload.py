@@ -7,6 +7,9 @@ removed. Anchors and aliases are refused before anything is constructed, which a
 
 from __future__ import annotations
 
+import json
+import re
+from functools import lru_cache
 from typing import Any
 
 import yaml
@@ -118,3 +121,96 @@ def load(text: str) -> Any:
     """Safe-load one document with the shelf's rules (raises yaml.YAMLError, AliasError)."""
     node = compose(text)
     return None if node is None else construct(node)
+
+
+# --- the fast path for the frontmatter agents actually write --------------------------------
+#
+# Most frontmatter is one `key: value` per line with plain, quoted or `[a, b]` values. For
+# exactly that subset the YAML result is known without running the YAML parser: the value's
+# type comes from PyYAML's own implicit resolvers and scalar constructors, so the answer is
+# PyYAML's. Anything outside the subset (indentation, block scalars, anchors, tags, comments
+# after values, colons in plain values, ...) returns None and goes through the full loader.
+# tests/test_fuzz.py proves fast == full on generated blocks.
+
+_KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*):(?:[ ]+(.*?))?[ ]*")
+# Characters YAML prints as themselves on one line (no control characters, no line breaks of
+# any kind: NEL, LS and PS break lines for YAML although not for str.split("\n")).
+_P = "\x00-\x1f\x7f-\x9f\u2028\u2029\ufffe\uffff"
+_FIRST = rf"(?:[^{_P}\s\-?:,\[\]{{}}#&*!|>'\"%@`]|[-+](?=[0-9.]))"
+# A plain scalar that YAML reads as the text itself: a safe first character, then no ':' or
+# '#' at all (so never ': ' or ' #') and no tab.
+_PLAIN = re.compile(rf"{_FIRST}[^{_P}:#]*")
+_DOUBLE = re.compile(rf'"((?:[^{_P}"\\]|\\["\\/bfnrt]|\\u(?![dD][89abAB])[0-9a-fA-F]{{4}})*)"')
+_SINGLE = re.compile(rf"'((?:[^{_P}']|'')*)'")
+_COMMENT = re.compile(rf"#[^{_P}]*")
+_FLOW_ITEM = rf"{_FIRST}[^{_P}:#,\[\]{{}}]*"
+_FLOW = re.compile(rf"\[[ ]*(?:({_FLOW_ITEM}(?:[ ]*,[ ]*{_FLOW_ITEM})*)[ ]*)?\]")
+
+
+class _Resolver(yaml.resolver.Resolver):
+    yaml_implicit_resolvers = ShelfLoader.yaml_implicit_resolvers
+
+
+_RESOLVER = _Resolver()
+
+
+@lru_cache(maxsize=8192)
+def _plain(text: str) -> Any:
+    """A plain scalar's value (immutable, so memoized: keys and common values repeat)."""
+    tag = _RESOLVER.resolve(yaml.ScalarNode, text, (True, False))
+    if tag == _STR:
+        return text
+    method = _SCALARS.get(tag)
+    if method is None:
+        raise _Unusual
+    return getattr(_SCALAR_CONSTRUCTOR, method)(yaml.ScalarNode(tag, text))
+
+
+def _value(raw: str | None) -> Any:
+    if not raw:
+        return None
+    first = raw[0]
+    if first == '"':
+        m = _DOUBLE.fullmatch(raw)
+        if m is None:
+            raise _Unusual
+        return json.loads(raw)
+    if first == "'":
+        m = _SINGLE.fullmatch(raw)
+        if m is None:
+            raise _Unusual
+        return m.group(1).replace("''", "'")
+    if first == "[":
+        m = _FLOW.fullmatch(raw)
+        if m is None:
+            raise _Unusual
+        inner = m.group(1)
+        return [] if inner is None else [_plain(item.strip()) for item in inner.split(",")]
+    if _PLAIN.fullmatch(raw) is None:
+        raise _Unusual
+    return _plain(raw)
+
+
+def load_simple_mapping(lines: list[str]) -> tuple[dict[str, Any], dict[str, int]] | None:
+    """The mapping and each key's 0-based line, if every line is in the simple subset; else None."""
+    meta: dict[str, Any] = {}
+    key_lines: dict[str, int] = {}
+    try:
+        for index, line in enumerate(lines):
+            if not line.strip(" "):
+                continue
+            if line[0] == "#":
+                if _COMMENT.fullmatch(line) is None:
+                    return None
+                continue
+            m = _KEY_LINE.fullmatch(line)
+            if m is None:
+                return None
+            key = m.group(1)
+            if _plain(key) != key:  # `on:`, `yes:`, `null:` are not string keys in YAML 1.1
+                return None
+            meta[key] = _value(m.group(2))
+            key_lines[key] = index
+    except (_Unusual, ValueError):
+        return None
+    return (meta, key_lines) if meta else None

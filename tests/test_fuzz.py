@@ -159,3 +159,53 @@ def test_fast_constructor_equals_pyyaml(doc, style):
     finally:
         loader.dispose()
     assert yamlload.construct(node) == expected
+
+
+_PALETTE = [*list("abcxyz019 -.:#'\"[]{}&*!|>%@`,?~=<\\\t\x85\u2028\x01é🚀_+/"), "yes", "null", "0x1F", "1_0", "1:20", ".inf", "2026-01-02", "<<"]
+_words = st.one_of(
+    st.lists(st.sampled_from([*list("abcé019 -._/"), "yes", "1_0", ".inf", "2026-01-02"]), max_size=6).map("".join),
+    st.lists(st.sampled_from(_PALETTE), max_size=8).map("".join),
+)
+_values = st.one_of(
+    _words,
+    _words.map(lambda w: '"' + w + '"'),
+    _words.map(lambda w: "'" + w + "'"),
+    st.lists(_words, max_size=4).map(lambda items: "[" + ", ".join(items) + "]"),
+    st.just(""),
+)
+_keys = st.sampled_from(["id", "kind", "span", "tags", "notes", "yes", "on", "null", "True", "a_b", "x1"])
+_key_value = st.tuples(_keys, st.sampled_from([": ", ":", ":  ", ": \t"]), _values).map("".join)
+_lines = st.one_of(
+    _key_value, _key_value, _key_value, _key_value,
+    _words.map(lambda w: "#" + w),
+    st.sampled_from(["", "  ", " \t", "  indented: x", "- item", "..."]),
+)
+
+
+def _fast_equals_full(lines):
+    import yaml
+
+    from memshelf_render import yamlload
+
+    fast = yamlload.load_simple_mapping(lines)
+    if fast is None:
+        return
+    node = yamlload.compose("\n".join(lines))
+    full = yamlload.construct(node)
+    assert repr(fast[0]) == repr(full)
+    assert fast[1] == {k.value: k.start_mark.line for k, _ in node.value if isinstance(k, yaml.ScalarNode)}
+
+
+@settings(max_examples=3000, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(_lines, min_size=1, max_size=5))
+def test_simple_frontmatter_fast_path_equals_yaml(lines):
+    """Whenever the fast path answers, PyYAML (the full loader) gives the very same mapping and
+    key lines; otherwise the fast path declines and the full loader decides."""
+    _fast_equals_full(lines)
+
+
+@pytest.mark.slow
+@settings(max_examples=40_000, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(_lines, min_size=1, max_size=5))
+def test_simple_frontmatter_fast_path_equals_yaml_40k(lines):
+    _fast_equals_full(lines)

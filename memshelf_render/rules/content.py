@@ -38,13 +38,14 @@ _GATED: tuple[tuple[tuple[str, ...], str], ...] = (
     (("теперь",), r"\bтеперь\s+ты\s+(?:должен|должна|обязан)\b"),
 )
 _PATTERNS = tuple((frozenset(keys), re.compile(rx, re.IGNORECASE)) for keys, rx in _GATED)
-_KEYWORDS = re.compile("|".join(sorted({re.escape(k) for keys, _ in _GATED for k in keys}, key=len, reverse=True)))
+_KEYWORDS = tuple(sorted({k for keys, _ in _GATED for k in keys}))
 
 
 def find_instructions(text: str, lower: str | None = None) -> list[re.Match[str]]:
     """Instruction-shaped matches in `text`, in order; a pattern runs only when one of its
     keywords occurs (the common, clean case costs one scan of the lowercased text)."""
-    present = set(_KEYWORDS.findall(text.lower() if lower is None else lower))
+    lower = text.lower() if lower is None else lower
+    present = {k for k in _KEYWORDS if k in lower}
     found: list[re.Match[str]] = []
     if not present:
         return found
@@ -66,7 +67,8 @@ def check(ep: Episode, ctx: Context) -> Iterator[Finding]:
 
 
 def _conflict_markers(ep: Episode) -> Iterator[Finding]:
-    if not _MARKER.search(ep.text):
+    text = ep.text
+    if ("<<<<<<<" not in text and ">>>>>>>" not in text and "|||||||" not in text) or not _MARKER.search(text):
         return
     starts = sorted(m.start() for rx in (_MARKER, _SEPARATOR) for m in rx.finditer(ep.text))
     for offset in starts:

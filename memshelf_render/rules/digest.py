@@ -26,6 +26,7 @@ _STOP = frozenset(
     "она они оно под при про так того тот уже чем что чтобы эта эти это этом этот".split()
 )
 GROUNDING_MIN = 0.20
+_CHUNK_LINES = 12
 
 
 def content_words(text: str) -> set[str]:
@@ -71,10 +72,27 @@ def _line_of(ep: Episode, sec, regex: re.Pattern[str]) -> int:
 
 
 def _grounding(ep: Episode, sec, digest_text: str) -> float | None:
+    """§6.4: the share of the digest's content words whose 5-letter stem occurs among the
+    body's content-word stems; None when too few words to judge. The body is read in chunks
+    and reading stops as soon as the digest is known to be grounded (the share only grows)."""
     digest_words = content_words(digest_text)
-    body = ep.lines[ep.body_start : sec.line - 1] + ep.lines[sec.end :]
-    body_words = content_words("\n".join(body))
-    if len(digest_words) < 8 or len(body_words) < 40:
+    if len(digest_words) < 8:
         return None
-    stems = {w[:5] for w in body_words}
-    return sum(1 for w in digest_words if w[:5] in stems) / len(digest_words)
+    body = ep.lines[ep.body_start : sec.line - 1] + ep.lines[sec.end :]
+    body_words: set[str] = set()
+    stems: set[str] = set()
+    enough = GROUNDING_MIN * len(digest_words)
+    matched = 0
+    for start in range(0, len(body), _CHUNK_LINES):
+        words = content_words("\n".join(body[start : start + _CHUNK_LINES]))
+        new = words - body_words
+        if not new:
+            continue
+        body_words |= new
+        stems |= {w[:5] for w in new}
+        matched = sum(1 for w in digest_words if w[:5] in stems)
+        if len(body_words) >= 40 and matched >= enough:
+            return matched / len(digest_words)
+    if len(body_words) < 40:
+        return None
+    return matched / len(digest_words)
