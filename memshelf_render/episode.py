@@ -57,6 +57,7 @@ class Episode:
     code_blocks: list[tuple[int, int]] = field(default_factory=list)  # fenced [start, end) line indexes
     problems: list[Finding] = field(default_factory=list)
     readable: bool = True
+    partial: bool = False  # parsed only up to the end of the Digest (renderers' mode)
     _line_values: dict[str, str] | None = None
     _lower: str | None = None
 
@@ -127,8 +128,8 @@ def _problem(ep: Episode, code: str, line: int | None, message: str) -> None:
 def read_bytes(abs_path: str, max_bytes: int) -> tuple[bytes, int]:
     """Read at most max_bytes + 1 bytes; return them and the file size on disk."""
     with open(abs_path, "rb") as fh:
-        size = os.fstat(fh.fileno()).st_size
-        data = fh.read(max_bytes + 1) if size > max_bytes else fh.read()
+        data = fh.read(max_bytes + 1)
+        size = len(data) if len(data) <= max_bytes else os.fstat(fh.fileno()).st_size
     return data, size
 
 
@@ -140,8 +141,12 @@ def parse(
     archived: bool = False,
     size: int | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
+    upto_digest: bool = False,
 ) -> Episode:
-    """Parse one episode file's bytes. `path` is shelf-relative, POSIX separators."""
+    """Parse one episode file's bytes. `path` is shelf-relative, POSIX separators.
+
+    `upto_digest` stops reading sections once the Digest section has ended: enough for the
+    renderers (frontmatter and digest), not for the checks, which need every section."""
     stem = path.rsplit("/", 1)[-1]
     stem = stem[:-3] if stem.endswith(".md") else stem
     ep = Episode(path=path, stem=stem, category=category, archived=archived)
@@ -166,7 +171,8 @@ def parse(
     ep.lines = lines = text.split("\n")
 
     _parse_frontmatter(ep, lines)
-    _parse_sections(ep, lines)
+    _parse_sections(ep, lines, upto_digest)
+    ep.partial = upto_digest
     return ep
 
 
@@ -240,7 +246,7 @@ def _after_title(lines: list[str]) -> int:
     return i + 1 if i < len(lines) and lines[i].startswith("# ") else i
 
 
-def _parse_sections(ep: Episode, lines: list[str]) -> None:
+def _parse_sections(ep: Episode, lines: list[str], upto_digest: bool = False) -> None:
     fence: str | None = None
     fence_start = 0
     current: Section | None = None
@@ -256,6 +262,8 @@ def _parse_sections(ep: Episode, lines: list[str]) -> None:
             if line.startswith("## "):
                 if current is not None:
                     current.end = idx
+                    if upto_digest and current.key == "digest":
+                        return
                 current = Section(line[3:].strip(" \t"), idx + 1, idx + 1, len(lines))
                 ep.sections.append(current)
                 continue

@@ -145,17 +145,19 @@ def jobs_for(count: int) -> int:
 def _rows_of(refs: list[EpisodeRef]) -> list[tuple[str, Record | None, str | None]]:
     shelf = _WORKER_SHELF
     assert shelf is not None
-    return [row_of(shelf.parse_episode(ref)) for ref in refs]
+    return [row_of(shelf.parse_episode(ref, upto_digest=True)) for ref in refs]
 
 
-def collect_shelf(shelf: Shelf) -> tuple[list[Record], list[tuple[str, str]]]:
+def collect_shelf(shelf: Shelf, *, workers: int | None = None) -> tuple[list[Record], list[tuple[str, str]]]:
     """`collect(shelf.episodes)` without keeping the parsed episodes: on a big shelf the parsing
-    runs in forked workers. An already parsed shelf is not parsed again."""
+    runs in forked workers (at most `workers`). An already parsed shelf is not parsed again."""
     global _WORKER_SHELF
     refs = shelf.layout.episodes
-    jobs = jobs_for(len(refs))
-    if "episodes" in vars(shelf) or jobs == 1:
+    jobs = jobs_for(len(refs)) if workers is None else min(workers, jobs_for(len(refs)))
+    if "episodes" in vars(shelf):
         return collect(shelf.episodes)
+    if jobs == 1:
+        return _gather(row_of(shelf.parse_episode(ref, upto_digest=True)) for ref in refs)
     size = -(-len(refs) // (jobs * 4))
     chunks = [refs[i : i + size] for i in range(0, len(refs), size)]
     _WORKER_SHELF = shelf

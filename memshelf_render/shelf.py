@@ -182,19 +182,24 @@ class Shelf:
             return False
 
     @cached_property
+    def _root_str(self) -> str:
+        return str(self.root)
+
+    @cached_property
     def layout(self) -> Layout:
         return discover(self.root, self.docs_root, self.archive_docs_root, self.extra_dirs)
 
-    def parse_episode(self, ref: EpisodeRef) -> Episode:
+    def parse_episode(self, ref: EpisodeRef, *, upto_digest: bool = False) -> Episode:
         """Parse one discovered episode with the shelf's size cap (the one parser)."""
         cap = self.settings.max_episode_bytes
         try:
-            data, size = read_bytes(str(self.root / ref.path), cap)
+            data, size = read_bytes(os.path.join(self._root_str, ref.path), cap)
         except OSError as exc:
             ep = Episode(ref.path, ref.path.rsplit("/", 1)[-1][:-3], ref.category, ref.archived, readable=False)
             ep.problems.append(Finding("file-unreadable", ref.path, None, f"cannot be read: {exc.strerror}"))
             return ep
-        return parse(data, ref.path, category=ref.category, archived=ref.archived, size=size, max_bytes=cap)
+        return parse(data, ref.path, category=ref.category, archived=ref.archived, size=size, max_bytes=cap,
+                     upto_digest=upto_digest)
 
     @cached_property
     def episodes(self) -> list[Episode]:

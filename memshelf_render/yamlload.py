@@ -132,19 +132,12 @@ def load(text: str) -> Any:
 # after values, colons in plain values, ...) returns None and goes through the full loader.
 # tests/test_fuzz.py proves fast == full on generated blocks.
 
-_KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*):(?:[ ]+(.*?))?[ ]*")
 # Characters YAML prints as themselves on one line (no control characters, no line breaks of
 # any kind: NEL, LS and PS break lines for YAML although not for str.split("\n")).
 _P = "\x00-\x1f\x7f-\x9f\u2028\u2029\ufffe\uffff"
 _FIRST = rf"(?:[^{_P}\s\-?:,\[\]{{}}#&*!|>'\"%@`]|[-+](?=[0-9.]))"
-# A plain scalar that YAML reads as the text itself: a safe first character, then no ':' or
-# '#' at all (so never ': ' or ' #') and no tab.
-_PLAIN = re.compile(rf"{_FIRST}[^{_P}:#]*")
-_DOUBLE = re.compile(rf'"((?:[^{_P}"\\]|\\["\\/bfnrt]|\\u(?![dD][89abAB])[0-9a-fA-F]{{4}})*)"')
-_SINGLE = re.compile(rf"'((?:[^{_P}']|'')*)'")
 _COMMENT = re.compile(rf"#[^{_P}]*")
 _FLOW_ITEM = rf"{_FIRST}[^{_P}:#,\[\]{{}}]*"
-_FLOW = re.compile(rf"\[[ ]*(?:({_FLOW_ITEM}(?:[ ]*,[ ]*{_FLOW_ITEM})*)[ ]*)?\]")
 
 
 class _Resolver(yaml.resolver.Resolver):
@@ -166,35 +159,29 @@ def _plain(text: str) -> Any:
     return getattr(_SCALAR_CONSTRUCTOR, method)(yaml.ScalarNode(tag, text))
 
 
-def _value(raw: str | None) -> Any:
-    if not raw:
-        return None
-    first = raw[0]
-    if first == '"':
-        m = _DOUBLE.fullmatch(raw)
-        if m is None:
-            raise _Unusual
-        return json.loads(raw)
-    if first == "'":
-        m = _SINGLE.fullmatch(raw)
-        if m is None:
-            raise _Unusual
-        return m.group(1).replace("''", "'")
-    if first == "[":
-        m = _FLOW.fullmatch(raw)
-        if m is None:
-            raise _Unusual
-        inner = m.group(1)
-        return [] if inner is None else [_plain(item.strip()) for item in inner.split(",")]
-    if _PLAIN.fullmatch(raw) is None:
-        raise _Unusual
-    return _plain(raw)
+# One pattern per line: the key, then (optionally) exactly one value form. A plain scalar that
+# YAML reads as the text itself: a safe first character, then no ':' or '#' at all (so never
+# ': ' or ' #') and no tab; double-quoted text with only the escapes JSON and YAML agree on.
+_LINE = re.compile(
+    rf"([A-Za-z_][A-Za-z0-9_]*):(?:[ ]+(?:(?P<plain>{_FIRST}[^{_P}:#]*)"
+    rf"|\"(?P<dq>(?:[^{_P}\"\\]|\\[\"\\/bfnrt]|\\u(?![dD][89abAB])[0-9a-fA-F]{{4}})*)\""
+    rf"|'(?P<sq>(?:[^{_P}']|'')*)'"
+    rf"|\[[ ]*(?P<flow>{_FLOW_ITEM}(?:[ ]*,[ ]*{_FLOW_ITEM})*)?[ ]*\]))?[ ]*"
+)
+_RESOLVED_FIRST = frozenset(_Resolver.yaml_implicit_resolvers)
+_STRING_KEYS: dict[str, bool] = {}
+
+
+def _scalar(text: str) -> Any:
+    """A plain scalar: text whose first character no implicit resolver claims is a string."""
+    return text if text[0] not in _RESOLVED_FIRST else _plain(text)
 
 
 def load_simple_mapping(lines: list[str]) -> tuple[dict[str, Any], dict[str, int]] | None:
     """The mapping and each key's 0-based line, if every line is in the simple subset; else None."""
     meta: dict[str, Any] = {}
     key_lines: dict[str, int] = {}
+    match = _LINE.fullmatch
     try:
         for index, line in enumerate(lines):
             if not line.strip(" "):
@@ -203,13 +190,28 @@ def load_simple_mapping(lines: list[str]) -> tuple[dict[str, Any], dict[str, int
                 if _COMMENT.fullmatch(line) is None:
                     return None
                 continue
-            m = _KEY_LINE.fullmatch(line)
+            m = match(line)
             if m is None:
                 return None
             key = m.group(1)
-            if _plain(key) != key:  # `on:`, `yes:`, `null:` are not string keys in YAML 1.1
+            ok = _STRING_KEYS.get(key)
+            if ok is None:  # `on:`, `yes:`, `null:` are not string keys in YAML 1.1
+                ok = _STRING_KEYS[key] = _scalar(key) == key
+            if not ok:
                 return None
-            meta[key] = _value(m.group(2))
+            plain, dq, sq, flow = m.group("plain", "dq", "sq", "flow")
+            if plain is not None:
+                plain = plain.rstrip(" ")
+                value = plain if plain[0] not in _RESOLVED_FIRST else _plain(plain)
+            elif dq is not None:
+                value = json.loads(f'"{dq}"') if "\\" in dq else dq
+            elif sq is not None:
+                value = sq.replace("''", "'")
+            elif flow is not None or "[" in line[m.end(1):]:
+                value = [] if flow is None else [_scalar(item.strip(" ")) for item in flow.split(",")]
+            else:
+                value = None
+            meta[key] = value
             key_lines[key] = index
     except (_Unusual, ValueError):
         return None

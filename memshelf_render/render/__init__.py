@@ -34,7 +34,7 @@ from ..records import Record, collect_shelf
 from ..shelf import DOCSHELF, Shelf, load_shelf
 from ..text import MAX_DESCRIPTION_CHARS, flatten
 from .archive import CONFIG_PATH, archive_book
-from .chartjob import ChartJob
+from .chartjob import ChartJob, cores
 from .disk import on_disk, sync
 from .index import Book, docs_book, footer, index_categories, index_text, subindex_text
 from .ledger import ledger_bytes
@@ -197,8 +197,10 @@ def _index_str(shelf: Shelf, docs_index: dict[str, bytes | None]) -> str:
 
 def render_shelf(shelf: Shelf, *, check: bool = False, badge: bool | None = None) -> RenderResult:
     """Render every derived file; with `check`, write nothing and list what differs."""
-    with ChartJob(len(shelf.layout.episodes)) as chart:
-        records, skipped = collect_shelf(shelf)
+    # --check never forks the chart helper: an unchanged chart is judged by its input hash alone.
+    # When the helper runs (importing matplotlib takes a core), the parse leaves it that core.
+    with ChartJob(0 if check else len(shelf.layout.episodes)) as chart:
+        records, skipped = collect_shelf(shelf, workers=max(1, cores() - 1) if chart.forked else None)
         files, warnings = plan(shelf, records, badge=badge, chart=chart)
     outcome = sync(shelf.root, files, check=check)
     return RenderResult(

@@ -44,7 +44,7 @@ def _helper(conn: Connection) -> None:
         conn.send((False, exc))
 
 
-def _cores() -> int:
+def cores() -> int:
     wanted = os.environ.get("MEMSHELF_BOT_JOBS", "")
     return int(wanted) if wanted.isdigit() else (os.cpu_count() or 1)
 
@@ -55,7 +55,7 @@ class ChartJob:
     def __init__(self, episodes: int) -> None:
         self._conn: Connection | None = None
         self._proc: multiprocessing.process.BaseProcess | None = None
-        if episodes >= FORK_FROM_EPISODES and _cores() > 1 and "fork" in multiprocessing.get_all_start_methods():
+        if episodes >= FORK_FROM_EPISODES and cores() > 1 and "fork" in multiprocessing.get_all_start_methods():
             ctx = multiprocessing.get_context("fork")
             self._conn, child = ctx.Pipe()
             self._proc = ctx.Process(target=_helper, args=(child,), daemon=True)
@@ -86,6 +86,10 @@ class ChartJob:
             return value
 
         return result
+
+    @property
+    def forked(self) -> bool:
+        return self._proc is not None
 
     def close(self) -> None:
         if self._conn is not None:
