@@ -18,7 +18,7 @@ from xml.sax.saxutils import escape
 
 from .findings import Finding, Severity
 from .records import Record, collect
-from .shelf import DEFAULT_CONTEXT_WINDOW, Shelf, load_shelf
+from .shelf import DEFAULT_CONTEXT_WINDOW, Shelf, load_for_command
 from .stats import LedgerRow, claimed_economy, human, tokens
 
 LABEL = "memory shelf"
@@ -112,10 +112,8 @@ def badge_files(shelf: Shelf, records: list[Record], index_text: str) -> dict[st
 
 
 def cli_main(args: Any) -> int:
-    shelf, problems = load_shelf(args.path)
+    shelf = load_for_command(args.path)
     if shelf is None:
-        for f in problems:
-            print(f"{f.path}: {f.message}", file=sys.stderr)
         return 2
     records, _ = collect(shelf.episodes)
     files = badge_files(shelf, records, shelf.read_text(shelf.index_path) or "")

@@ -15,7 +15,7 @@ import sys
 from dataclasses import dataclass, field
 
 from .findings import Finding
-from .shelf import Shelf, load_shelf
+from .shelf import Shelf, load_for_command
 
 MODE_SYMLINK = "120000"
 MODE_SUBMODULE = "160000"
@@ -171,10 +171,8 @@ def base_episode_ids(shelf: Shelf, base: str) -> set[str]:
 
 
 def cli_main(args) -> int:
-    shelf, problems = load_shelf(args.path)
+    shelf = load_for_command(args.path)
     if shelf is None:
-        for f in problems:
-            print(f"{f.path}: {f.code}: {f.message}", file=sys.stderr)
         return 2
     try:
         changes = git_changes(shelf, args.base, args.head)

@@ -7,12 +7,11 @@ a reason, so one bad file never blocks a render.
 
 from __future__ import annotations
 
-import multiprocessing
-import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from . import parallel
 from .episode import Episode
 from .shelf import STANDARD_CATEGORIES, EpisodeRef, Shelf
 
@@ -127,42 +126,14 @@ def collect(episodes: list[Episode]) -> tuple[list[Record], list[tuple[str, str]
     return _gather(row_of(ep) for ep in episodes)
 
 
-# A big shelf is parsed on every core (fork: the workers inherit the loaded shelf; only the small
-# rows travel back, never the parsed text). Same parser, same rows, same order as `collect`.
-PARALLEL_FROM = 400
-_WORKER_SHELF: Shelf | None = None
-
-
-def jobs_for(count: int) -> int:
-    """How many processes to use for `count` episodes (`MEMSHELF_BOT_JOBS` caps it)."""
-    wanted = os.environ.get("MEMSHELF_BOT_JOBS", "")
-    jobs = int(wanted) if wanted.isdigit() else (os.cpu_count() or 1)
-    if count < PARALLEL_FROM or jobs < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        return 1
-    return jobs
-
-
-def _rows_of(refs: list[EpisodeRef]) -> list[tuple[str, Record | None, str | None]]:
-    shelf = _WORKER_SHELF
-    assert shelf is not None
+def _rows_of(shelf: Shelf, refs: list[EpisodeRef]) -> list[tuple[str, Record | None, str | None]]:
     return [row_of(shelf.parse_episode(ref, upto_digest=True)) for ref in refs]
 
 
 def collect_shelf(shelf: Shelf, *, workers: int | None = None) -> tuple[list[Record], list[tuple[str, str]]]:
-    """`collect(shelf.episodes)` without keeping the parsed episodes: on a big shelf the parsing
-    runs in forked workers (at most `workers`). An already parsed shelf is not parsed again."""
-    global _WORKER_SHELF
-    refs = shelf.layout.episodes
-    jobs = jobs_for(len(refs)) if workers is None else min(workers, jobs_for(len(refs)))
+    """`collect(shelf.episodes)` without keeping the parsed episodes (a big shelf is parsed on
+    every core, at most `workers`). An already parsed shelf is not parsed again."""
     if "episodes" in vars(shelf):
         return collect(shelf.episodes)
-    if jobs == 1:
-        return _gather(row_of(shelf.parse_episode(ref, upto_digest=True)) for ref in refs)
-    size = -(-len(refs) // (jobs * 4))
-    chunks = [refs[i : i + size] for i in range(0, len(refs), size)]
-    _WORKER_SHELF = shelf
-    try:
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            return _gather(row for part in pool.map(_rows_of, chunks) for row in part)
-    finally:
-        _WORKER_SHELF = None
+    refs = shelf.layout.episodes
+    return _gather(parallel.map_chunks(_rows_of, refs, state=shelf, jobs=parallel.jobs_for(len(refs), workers)))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import sys
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -398,3 +399,13 @@ def load_shelf(root: str | Path) -> tuple[Shelf | None, list[Finding]]:
         return None, problems
     docshelf, problem = load_docshelf(root)
     return Shelf(root, data, lines, settings, docshelf, problem), []
+
+
+def load_for_command(root: str | Path) -> Shelf | None:
+    """`load_shelf` for a command-line front-end: config findings go to stderr, one a line, and
+    None tells the caller to exit 2."""
+    shelf, problems = load_shelf(root)
+    for f in problems:
+        where = f"{f.path}:{f.line}" if f.line else f.path
+        print(f"{where}: {f.code}: {f.message}", file=sys.stderr)
+    return shelf

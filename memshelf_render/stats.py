@@ -16,7 +16,7 @@ from typing import Any
 
 from . import __version__
 from .records import collect
-from .shelf import DEFAULT_CONTEXT_WINDOW, Shelf, load_shelf
+from .shelf import DEFAULT_CONTEXT_WINDOW, Shelf, load_for_command
 
 RECALL_LOG = "recall-log.tsv"
 CONTEXT_WINDOW_ENV = "MEMSHELF_CONTEXT_WINDOW"
@@ -259,10 +259,8 @@ def _write_png(shelf: Shelf, window: int, out: str) -> None:
 
 
 def cli_main(args: Any) -> int:
-    shelf, problems = load_shelf(args.path)
+    shelf = load_for_command(args.path)
     if shelf is None:
-        for f in problems:
-            print(f"{f.path}: {f.message}", file=sys.stderr)
         return 2
     if args.context_window is not None and args.context_window <= 0:
         print(f"memshelf-bot stats: --context-window must be positive, got {args.context_window}", file=sys.stderr)

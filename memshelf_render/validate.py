@@ -7,12 +7,12 @@ consistency is left out there because derived files lag on a branch by design.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import parallel
 from .episode import Episode
 from .findings import Finding, Severity
 from .redact import mask
@@ -87,40 +87,14 @@ def check_episode(ep: Episode, ctx: Context) -> tuple[list[Finding], structure.S
     return findings, structure.summarize(ep)
 
 
-# Episodes are independent, so big shelves are checked on every core (fork: the workers
-# inherit the loaded shelf; only findings and small summaries travel back).
-PARALLEL_FROM = 400
-_WORKER_CTX: Context | None = None
-
-
-def _jobs(count: int) -> int:
-    wanted = os.environ.get("MEMSHELF_BOT_JOBS")
-    jobs = int(wanted) if wanted and wanted.isdigit() else (os.cpu_count() or 1)
-    if count < PARALLEL_FROM or jobs < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        return 1
-    return jobs
-
-
-def _check_chunk(refs: list[EpisodeRef]) -> list[tuple[list[Finding], structure.Summary]]:
-    ctx = _WORKER_CTX
-    assert ctx is not None
+def _check_refs(ctx: Context, refs: list[EpisodeRef]) -> list[tuple[list[Finding], structure.Summary]]:
     return [check_episode(ctx.shelf.parse_episode(ref), ctx) for ref in refs]
 
 
 def check_episodes(ctx: Context, refs: list[EpisodeRef]) -> list[tuple[list[Finding], structure.Summary]]:
-    global _WORKER_CTX
-    jobs = _jobs(len(refs))
-    if jobs == 1:
-        return [check_episode(ctx.shelf.parse_episode(ref), ctx) for ref in refs]
-    ctx.policy  # noqa: B018 - parse POLICY.patterns once, before forking
-    size = -(-len(refs) // (jobs * 4))
-    chunks = [refs[i : i + size] for i in range(0, len(refs), size)]
-    _WORKER_CTX = ctx
-    try:
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            return [item for part in pool.map(_check_chunk, chunks) for item in part]
-    finally:
-        _WORKER_CTX = None
+    """Every episode's own findings and summary (on every core for a big shelf)."""
+    ctx.policy  # noqa: B018 - parse POLICY.patterns once, before any fork
+    return parallel.map_chunks(_check_refs, refs, state=ctx, jobs=parallel.jobs_for(len(refs)))
 
 
 def _changed_refs(shelf: Shelf, changed: list[str]) -> list[EpisodeRef]:

@@ -352,10 +352,12 @@ def test_duplicate_ids_get_a_row_each_and_a_warning(tmp_path):
                                "docs/topics/2026-01-01-x.md); each gets a ledger row"]
 
 
-def test_parallel_parse_and_forked_chart_give_the_same_bytes(tmp_path, monkeypatch):
-    """Big shelves parse in forked workers and draw the chart in a forked helper; forced on here
-    for a small shelf (with broken episodes), the files and reports are those of the serial run."""
-    from memshelf_render import records
+@pytest.mark.parametrize("chart_helper", [True, False])
+def test_parallel_parse_and_forked_chart_give_the_same_bytes(tmp_path, monkeypatch, chart_helper):
+    """Big shelves parse in forked workers (leaving a core to the chart helper when it runs);
+    forced on here for a small shelf (with broken episodes), the files and reports are those of
+    the serial run."""
+    from memshelf_render import parallel
     from memshelf_render.render import chartjob
 
     root = tmp_path / "serial"
@@ -367,15 +369,16 @@ def test_parallel_parse_and_forked_chart_give_the_same_bytes(tmp_path, monkeypat
     shutil.copytree(root, forked)
     monkeypatch.setenv("MEMSHELF_BOT_JOBS", "1")
     serial = render_shelf(load(root))
-    monkeypatch.setenv("MEMSHELF_BOT_JOBS", "2")
-    monkeypatch.setattr(records, "PARALLEL_FROM", 1)
-    monkeypatch.setattr(chartjob, "FORK_FROM_EPISODES", 1)
+    monkeypatch.setenv("MEMSHELF_BOT_JOBS", "3" if chart_helper else "2")
+    monkeypatch.setattr(parallel, "PARALLEL_FROM", 1)
+    monkeypatch.setattr(chartjob, "FORK_FROM_EPISODES", 1 if chart_helper else 10**9)
     shelf = load(forked)
-    assert records.jobs_for(len(shelf.layout.episodes)) == 2
-    parallel = render_shelf(shelf)
+    assert parallel.jobs_for(len(shelf.layout.episodes)) == 3 if chart_helper else 2
+    forked_run = render_shelf(shelf)
     assert "episodes" not in vars(shelf)  # parsed in the workers only
     assert tree(forked) == tree(root)
-    assert (parallel.skipped, parallel.warnings, parallel.written) == (serial.skipped, serial.warnings, serial.written)
+    assert (forked_run.skipped, forked_run.warnings, forked_run.written) == (
+        serial.skipped, serial.warnings, serial.written)
 
 
 def test_forked_chart_errors_reach_the_caller(tmp_path, monkeypatch):

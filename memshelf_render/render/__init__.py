@@ -30,11 +30,12 @@ from ..derived import (
     split_documents,
     subindex_paths,
 )
+from ..parallel import cores
 from ..records import Record, collect_shelf
-from ..shelf import DOCSHELF, Shelf, load_shelf
+from ..shelf import DOCSHELF, Shelf, load_for_command
 from ..text import MAX_DESCRIPTION_CHARS, flatten
 from .archive import CONFIG_PATH, archive_book
-from .chartjob import ChartJob, cores
+from .chartjob import ChartJob
 from .disk import on_disk, sync
 from .index import Book, docs_book, footer, index_categories, index_text, subindex_text
 from .ledger import ledger_bytes
@@ -233,11 +234,8 @@ def _print_text(result: RenderResult) -> None:
 def cli_main(args) -> int:
     """`render [PATH] [--check] [--format text|json] [--badge/--no-badge]`: exit 1 on drift with
     --check, 2 when shelf.yml (or .memshelf-bot.yml) is missing or invalid."""
-    shelf, problems = load_shelf(args.path)
+    shelf = load_for_command(args.path)
     if shelf is None:
-        for f in problems:
-            where = f"{f.path}:{f.line}" if f.line else f.path
-            print(f"{where}: {f.message}", file=sys.stderr)
         return 2
     result = render_shelf(shelf, check=args.check, badge=args.badge)
     if args.format == "json":

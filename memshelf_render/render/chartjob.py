@@ -11,10 +11,10 @@ validate honours too) draw in-process. The drawing itself is `chart.chart_svg` e
 from __future__ import annotations
 
 import multiprocessing
-import os
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 
+from ..parallel import can_fork, cores
 from ..records import Record
 
 FORK_FROM_EPISODES = 300
@@ -44,18 +44,13 @@ def _helper(conn: Connection) -> None:
         conn.send((False, exc))
 
 
-def cores() -> int:
-    wanted = os.environ.get("MEMSHELF_BOT_JOBS", "")
-    return int(wanted) if wanted.isdigit() else (os.cpu_count() or 1)
-
-
 class ChartJob:
     """Draws the chart; forks its helper at construction when the shelf is big enough."""
 
     def __init__(self, episodes: int) -> None:
         self._conn: Connection | None = None
         self._proc: multiprocessing.process.BaseProcess | None = None
-        if episodes >= FORK_FROM_EPISODES and cores() > 1 and "fork" in multiprocessing.get_all_start_methods():
+        if episodes >= FORK_FROM_EPISODES and cores() > 1 and can_fork():
             ctx = multiprocessing.get_context("fork")
             self._conn, child = ctx.Pipe()
             self._proc = ctx.Process(target=_helper, args=(child,), daemon=True)
