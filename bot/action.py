@@ -5,25 +5,26 @@ $GITHUB_OUTPUT and its report in $GITHUB_STEP_SUMMARY whatever happens.
 `mode: auto`:
 - `pull_request` / `pull_request_target` → the pull-request flow (guard, rules, feedback);
 - `push` to the default branch → render on main (skipped for the bot's own render commits);
-- `push` to an agent branch (`branch_patterns`) → validate what the branch changes;
+- `push` to an agent branch (`branch_patterns`, never the bot's own `memshelf-bot/…`) → open or
+  update its pull request, validated in the same run (`open-pr`);
+- `issue_comment` → the `/shelf` commands of a pull request's conversation (`resolve`);
 - `workflow_dispatch` → render on the default branch;
-- anything else (e.g. `issue_comment`, handled by a later version) → a notice, exit 0.
+- anything else → a notice, exit 0.
 Exit status: the flow's (0 clean, 1 violations or a failed render, 2 configuration error).
 """
 
 from __future__ import annotations
 
-import fnmatch
 import os
 from collections.abc import Callable, Mapping
 
 from github import GithubException
 
-from memshelf_render.shelf import DEFAULT_BRANCH_PATTERNS
+from memshelf_render.shelf import Settings
 
 from . import inputs as action_inputs
 from .context import ActionContext, ContextError
-from .flows import agent_push, local, pull_request, render_main
+from .flows import commands, local, open_pr, pull_request, render_main
 from .flows.publish import set_outputs
 from .github import ApiUnavailable
 from .gitlocal import GitFailed
@@ -47,11 +48,12 @@ def on_push(ctx: ActionContext) -> int:
             set_outputs(ctx.runner)
             return 0
         return render_main.run(ctx, branch=branch)
+    if branch.startswith(render_main.BOT_BRANCH_PREFIX):
+        return not_handled(ctx, f"a push to {branch} (the bot's own branch)")
     shelf, _ = ctx.load(ctx.workspace)
-    patterns = shelf.settings.branch_patterns if shelf else ctx.inputs.overrides.get(
-        "branch_patterns", DEFAULT_BRANCH_PATTERNS)
-    if any(fnmatch.fnmatchcase(branch, p) for p in patterns):
-        return agent_push.run(ctx, branch)
+    settings = shelf.settings if shelf else ctx.inputs.apply(Settings())
+    if open_pr.is_agent_branch(branch, settings):
+        return open_pr.run(ctx, branch)
     return not_handled(ctx, f"a push to {branch} (neither the default branch nor an agent branch)")
 
 
@@ -72,12 +74,12 @@ def on_dispatch(ctx: ActionContext) -> int:
     return render_main.run(ctx)
 
 
-# The events `mode: auto` acts on; a later flow (e.g. `issue_comment` for `/shelf resolve`)
-# registers here.
+# The events `mode: auto` acts on.
 EVENT_FLOWS: dict[str, Flow] = {
     "pull_request": on_pull_request,
     "pull_request_target": on_pull_request,
     "push": on_push,
+    "issue_comment": commands.run,
     "workflow_dispatch": on_dispatch,
 }
 
@@ -86,6 +88,29 @@ def guard_mode(ctx: ActionContext) -> int:
     if ctx.event_name not in local.PR_EVENTS:
         raise ContextError(f"mode guard needs a pull_request event, not {ctx.event_name}")
     return pull_request.run(ctx, rules=False)
+
+
+def open_pr_mode(ctx: ActionContext) -> int:
+    """The branch's pull request, whatever `branch_patterns` say: a push to it, or a manual run on it."""
+    ref = str(ctx.event.get("ref", ""))
+    if ctx.event_name not in ("push", "workflow_dispatch") or not ref.startswith("refs/heads/"):
+        raise ContextError(f"mode open-pr needs a push to a branch or a workflow_dispatch on one, not "
+                           f"{ctx.event_name} {ref}".rstrip())
+    branch = ref.removeprefix("refs/heads/")
+    if branch == ctx.default_branch or branch.startswith(render_main.BOT_BRANCH_PREFIX):
+        raise ContextError(f"mode open-pr opens pull requests for agent branches; {branch} is "
+                           + ("the default branch" if branch == ctx.default_branch else "the bot's own branch"))
+    if ctx.event_name == "push":
+        return open_pr.run(ctx, branch)
+    _, head = ctx.github.ref_sha(branch)
+    return open_pr.run(ctx, branch, head_sha=head)
+
+
+def resolve_mode(ctx: ActionContext) -> int:
+    if ctx.event_name != "issue_comment":
+        raise ContextError(f"mode resolve answers `/shelf` comments: it needs an issue_comment event, not "
+                           f"{ctx.event_name}")
+    return commands.run(ctx)
 
 
 def auto_mode(ctx: ActionContext) -> int:
@@ -100,6 +125,8 @@ MODE_FLOWS: dict[str, Flow] = {
     "validate": local.validate,
     "render": render_main.run,
     "guard": guard_mode,
+    "open-pr": open_pr_mode,
+    "resolve": resolve_mode,
     "badge": local.badge,
 }
 

@@ -21,13 +21,15 @@ import requests
 from github import Auth, Github, GithubException, InputGitAuthor, InputGitTreeElement
 from github.Repository import Repository
 
+from .gitlocal import BOT_EMAIL, BOT_NAME
+
 T = TypeVar("T")
 MAX_RETRIES = 4  # per request, for 5xx and dropped connections
 MAX_RATE_LIMIT_WAIT = 300  # seconds; a longer wait fails the job with a clear message
 WRITE_SPACING = 0.25  # seconds between mutating requests (GitHub's secondary-limit advice)
 PAGE_SIZE = 100
 PR_FILES_CAP = 3000  # GitHub lists at most 3,000 files of a pull request
-BOT = InputGitAuthor("github-actions[bot]", "41898282+github-actions[bot]@users.noreply.github.com")
+BOT = InputGitAuthor(BOT_NAME, BOT_EMAIL)
 READ_ONLY_MESSAGES = ("Resource not accessible by integration", "Resource not accessible by personal access token")
 
 

@@ -15,11 +15,21 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+BOT_NAME, BOT_EMAIL = "github-actions[bot]", "41898282+github-actions[bot]@users.noreply.github.com"
 CLEAN_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_CONFIG_COUNT")
 
 
 class GitFailed(RuntimeError):
     """A git command failed; the message never holds the token."""
+
+
+class PushRefused(GitFailed):
+    """The remote refused a push: `moved` when the branch is no longer the commit we built on
+    (someone pushed meanwhile), else the token may not write there (read-only, protected)."""
+
+    def __init__(self, message: str, moved: bool) -> None:
+        super().__init__(message)
+        self.moved = moved
 
 
 @dataclass
@@ -39,18 +49,41 @@ class LocalRepo:
                                text=True, check=False, env=_env())
         if probe.returncode == 0 and Path(probe.stdout.strip()).resolve() == workspace.resolve():
             return cls(workspace, url, token)
-        scratch = Path(tempfile.mkdtemp(prefix="memshelf-bot-git-"))
+        return cls._scratch("memshelf-bot-git-", url, token)
+
+    @classmethod
+    def _scratch(cls, prefix: str, url: str, token: str) -> LocalRepo:
+        scratch = Path(tempfile.mkdtemp(prefix=prefix))
         subprocess.run(["git", "init", "--quiet", str(scratch)], capture_output=True, check=True, env=_env())
         return cls(scratch, url, token, scratch=True)
 
-    def git(self, *args: str, remote: bool = False, cwd: Path | None = None) -> str:
+    @classmethod
+    def throwaway(cls, server_url: str, full_name: str, token: str) -> LocalRepo:
+        """An empty scratch repository for work that must never touch the workspace (a merge):
+        the bot's identity for its commits, no hooks, no signing. `close()` removes it."""
+        repo = cls._scratch("memshelf-bot-clone-", f"{server_url.rstrip('/')}/{full_name}.git", token)
+        hooks = repo.path / ".git" / "no-hooks"
+        hooks.mkdir()
+        for key, value in (("user.name", BOT_NAME), ("user.email", BOT_EMAIL), ("commit.gpgsign", "false"),
+                           ("core.hooksPath", str(hooks)), ("merge.conflictStyle", "merge")):
+            repo.git("config", key, value)
+        return repo
+
+    def run(self, *args: str, remote: bool = False, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
+        """git with this repository's environment (the token only for `remote` commands); never raises."""
         env = _env(self._auth() if remote else {})
-        proc = subprocess.run(["git", *args], cwd=cwd or self.path, capture_output=True, env=env, check=False)
+        return subprocess.run(["git", *args], cwd=cwd or self.path, capture_output=True, env=env, check=False)
+
+    def git(self, *args: str, remote: bool = False, cwd: Path | None = None) -> str:
+        proc = self.run(*args, remote=remote, cwd=cwd)
         if proc.returncode != 0:
-            err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-            detail = err[-1] if err else f"exit {proc.returncode}"
-            raise GitFailed(f"git {args[0]} failed: {detail.replace(self.token, '***') if self.token else detail}")
+            raise GitFailed(f"git {args[0]} failed: {self.error_text(proc)}")
         return proc.stdout.decode("utf-8", "surrogateescape")
+
+    def error_text(self, proc: subprocess.CompletedProcess[bytes]) -> str:
+        err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        detail = err[-1] if err else f"exit {proc.returncode}"
+        return detail.replace(self.token, "***") if self.token else detail
 
     def _auth(self) -> dict[str, str]:
         if not self.token:
@@ -99,6 +132,22 @@ class LocalRepo:
         shallow = self.git("rev-parse", "--is-shallow-repository").strip() == "true" or self.scratch
         depth = ["--depth=1"] if shallow else []
         self.git("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", *depth, self.remote_url, sha, remote=True)
+
+    def fetch_branches(self, *branches: str) -> dict[str, str]:
+        """The remote's `branches` with their whole history; branch -> the commit it points at."""
+        specs = [f"+refs/heads/{b}:refs/remotes/origin/{b}" for b in branches]
+        self.git("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", self.remote_url, *specs, remote=True)
+        return {b: self.git("rev-parse", "--verify", f"refs/remotes/origin/{b}^{{commit}}").strip() for b in branches}
+
+    def push(self, sha: str, branch: str) -> None:
+        """A plain push of `sha` to `branch`: a fast-forward or nothing, never a force."""
+        proc = self.run("push", "--porcelain", "--quiet", self.remote_url, f"{sha}:refs/heads/{branch}", remote=True)
+        if proc.returncode == 0:
+            return
+        report = proc.stdout.decode("utf-8", "replace")
+        moved = any(word in report for word in ("(fetch first)", "(non-fast-forward)", "(stale info)"))
+        detail = next((line.split("\t")[-1] for line in report.splitlines() if line.startswith("!")), None)
+        raise PushRefused(f"git push to {branch} refused: {detail or self.error_text(proc)}", moved)
 
     @contextmanager
     def worktree(self, sha: str) -> Iterator[Path]:

@@ -15,7 +15,7 @@ from typing import Any
 
 from memshelf_render.shelf import Settings
 
-MODES = ("auto", "validate", "render", "guard", "badge")
+MODES = ("auto", "validate", "render", "guard", "open-pr", "resolve", "badge")
 COMMENT_POLICIES = ("auto", "always", "never")
 TRUE = ("true", "True", "TRUE")
 FALSE = ("false", "False", "FALSE")

@@ -11,7 +11,12 @@ from bot.actionrun import parse_commands, parse_outputs
 from bot.runner import Runner
 from tests import action_harness
 from tests.action_harness import Harness, episode, git, seed_shelf, serve
-from tests.sandbox_fixtures import issue_comment_event, pull_request_event, push_event
+from tests.sandbox_fixtures import (
+    issue_comment_event,
+    pull_request_event,
+    push_event,
+    workflow_dispatch_event,
+)
 
 shelf_sandbox, harness = action_harness.shelf_sandbox, action_harness.harness
 UNREACHABLE = "http://127.0.0.1:9"  # nothing listens: these modes must not need the API
@@ -21,15 +26,35 @@ EMPTY = {k: "" for k in ("verdict", "errors", "warnings", "episodes", "changed",
                          "standing_tokens")}
 
 
-def test_an_issue_comment_is_not_handled_yet_and_says_so(harness: Harness) -> None:
+def test_explicit_open_pr_and_resolve_modes_need_their_events(harness: Harness) -> None:
+    main = harness.sb.store.ref("refs/heads/main") or ""
+    workspace = harness.workspace(main)
+    on_main = harness.step("push", push_event(harness.sb, "refs/heads/main", main, main), workspace, mode="open-pr")
+    assert on_main.exit_code == 2
+    assert on_main.annotations[0].message == ("mode open-pr opens pull requests for agent branches; main is the "
+                                              "default branch")
+    number = harness.open_pr("shelve/x", {"docs/topics/2026-09-22-ups.md": episode("2026-09-22-ups")})
+    resolve = harness.pr_step(number, mode="resolve")
+    assert resolve.exit_code == 2
+    assert resolve.annotations[0].message == ("mode resolve answers `/shelf` comments: it needs an issue_comment "
+                                              "event, not pull_request")
+
+    # open-pr on any branch, patterns or not: a manual run on it
+    after = harness.branch("chore/notes", {"docs/topics/2026-09-23-nas.md": episode("2026-09-23-nas")})
+    dispatched = harness.step("workflow_dispatch", workflow_dispatch_event(harness.sb, "refs/heads/chore/notes"),
+                              harness.workspace(after), mode="open-pr")
+    assert dispatched.exit_code == 0, dispatched.stdout
+    pull = harness.sb.state.pull(int(dispatched.outputs["pr_number"]))
+    assert pull is not None and (pull.head_ref, pull.base_ref) == ("chore/notes", "main")
+
+
+def test_a_comment_that_is_no_command_is_ignored_without_a_word(harness: Harness) -> None:
     number = harness.open_pr("shelve/x", {"docs/topics/2026-09-22-ups.md": episode("2026-09-22-ups")})
     mark = len(harness.sb.calls)
-    payload = issue_comment_event(harness.sb, number, "/shelf resolve")
+    payload = issue_comment_event(harness.sb, number, "Looks good; merging after lunch. /shelf resolve later?")
     result = harness.step("issue_comment", payload, harness.workspace(harness.sb.store.ref("refs/heads/main")))
-    assert result.exit_code == 0 and result.outputs == EMPTY
-    [notice] = result.annotations
-    assert (notice.level, notice.message) == ("notice", "memshelf-bot does not act on issue_comment events; "
-                                                        "nothing to do")
+    assert result.exit_code == 0 and result.outputs == EMPTY and result.annotations == []
+    assert "ignoring a comment that is not a /shelf command" in result.stdout
     assert harness.api_calls(mark) == []
 
 
@@ -49,7 +74,8 @@ def test_unknown_and_malformed_inputs_are_configuration_errors(harness: Harness)
     payload = push_event(harness.sb, "refs/heads/main", main, main)
     cases = {
         ("shelf-path", "."): "unknown input(s): shelf-path; this action accepts: mode, token, shelf_path,",
-        ("mode", "open-pr"): "input 'mode' must be one of auto, validate, render, guard, badge, got 'open-pr'",
+        ("mode", "merge"): "input 'mode' must be one of auto, validate, render, guard, open-pr, resolve, badge, "
+                           "got 'merge'",
         ("strict", "yes"): "input 'strict' must be true or false, got 'yes'",
         ("comment", "sometimes"): "input 'comment' must be one of auto, always, never, got 'sometimes'",
         ("shelf_path", "../elsewhere"): "input 'shelf_path' must be a path inside the workspace",

@@ -54,7 +54,10 @@ def test_a_merge_is_rendered_and_committed_as_the_bot_fast_forward_only(harness:
         ("GET", "/repos/octo/shelf/git/ref/heads/main"), ("GET", f"/repos/octo/shelf/git/commits/{after}"),
         ("GET", f"/repos/octo/shelf/git/trees/{harness.sb.store.commit(after).tree}"),
         ("POST", "/repos/octo/shelf/git/trees"), ("POST", "/repos/octo/shelf/git/commits"),
-        ("PATCH", "/repos/octo/shelf/git/refs/heads/main")]
+        ("PATCH", "/repos/octo/shelf/git/refs/heads/main"),
+        ("GET", "/repos/octo/shelf/pulls")]  # a stale render pull request to close? (none here)
+    stale_lookup = harness.sb.calls_to("GET", "/repos/octo/shelf/pulls")[-1]
+    assert stale_lookup.query["head"] == ["octo:memshelf-bot/render"] and stale_lookup.query["state"] == ["open"]
     patch = next(c for c in harness.sb.calls if c.method == "PATCH")
     assert patch.body == {"sha": main, "force": False}
     assert result.outputs == {"verdict": "valid", "errors": "0", "warnings": "0", "episodes": "4", "changed": "4",

@@ -70,8 +70,9 @@ def _findings_section(findings: list[Finding], suggestions: list[Suggestion], pr
 
 
 def body(outcome: Outcome, suggestions: list[Suggestion], *, shelf_path: str, head_sha: str,
-         summary_url: str | None) -> str:
-    """The comment's Markdown (deterministic: the same outcome gives the same bytes)."""
+         summary_url: str | None, remarks: list[str] | None = None) -> str:
+    """The comment's Markdown (deterministic: the same outcome gives the same bytes); `remarks`
+    are lines about what the bot did (e.g. auto-merge), shown under the verdict."""
     prefix = "" if shelf_path == "." else shelf_path
     head = [marker(shelf_path), f"### memshelf-bot: {VERDICT[outcome.verdict]}", "", headline(outcome), ""]
     if outcome.standing is not None:
@@ -80,6 +81,7 @@ def body(outcome: Outcome, suggestions: list[Suggestion], *, shelf_path: str, he
     head += episode_table(outcome, prefix)
     head += [f"❌ {md.text(note)}" for note in outcome.notes] + ([""] if outcome.notes else [])
     head += guard_lines(outcome, prefix)
+    head += [*remarks, ""] if remarks else []
     where = f"[job summary]({summary_url})" if summary_url else "job summary"
     tail = ["", "---", f"<sub>memshelf-bot {__version__} · head {md.code(head_sha[:12])} · every finding is also an "
                        f"annotation on its line and in the {where}.</sub>"]

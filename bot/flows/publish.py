@@ -54,10 +54,13 @@ def suggestions_for(ctx: ActionContext, outcome: Outcome, shelf: Shelf | None) -
 
 
 def publish_check(ctx: ActionContext, outcome: Outcome, shelf: Shelf | None, *, title: str, head_sha: str,
-                  pull: Any = None, files: int = 0, actions: list[str] | None = None) -> int:
-    """Tell the author everything, everywhere it belongs; return the exit status."""
+                  pull: Any = None, files: int = 0, actions: list[str] | None = None,
+                  remarks: list[str] | None = None) -> int:
+    """Tell the author everything, everywhere it belongs; return the exit status. `remarks`
+    (what the bot did about the pull request) go into the sticky comment and the summary."""
     runner = ctx.runner
-    actions = list(actions or [])
+    remarks = list(remarks or [])
+    actions = [*(actions or []), *remarks]
     findings = outcome.report.findings
     log_findings(ctx, findings)
     for note in outcome.notes:
@@ -66,13 +69,15 @@ def publish_check(ctx: ActionContext, outcome: Outcome, shelf: Shelf | None, *, 
     suggestions = suggestions_for(ctx, outcome, shelf)
     if pull is not None:
         text = comment.body(outcome, suggestions, shelf_path=ctx.inputs.shelf_path,
-                            head_sha=head_sha, summary_url=comment.run_url(ctx.server_url, ctx.full_name, ctx.run_id))
+                            head_sha=head_sha, summary_url=comment.run_url(ctx.server_url, ctx.full_name, ctx.run_id),
+                            remarks=remarks)
         text = runner.clean(text)
         policy = shelf.settings.comment if shelf is not None else ctx.inputs.overrides.get("comment", "auto")
         c = outcome.counts
         try:
             result = comment.upsert(ctx.github, pull, text, shelf_path=ctx.inputs.shelf_path, policy=policy,
-                                    has_news=bool(c["error"] or c["warning"] or c["info"] or outcome.notes))
+                                    has_news=bool(c["error"] or c["warning"] or c["info"] or outcome.notes
+                                                  or remarks))
         except (ApiUnavailable, GithubException) as exc:  # the verdict stands without the comment
             result = comment.CommentResult("failed", reason=str(exc) if isinstance(exc, ApiUnavailable)
                                            else f"GitHub answered {exc.status}")

@@ -24,16 +24,19 @@ from memshelf_render.shelf import Shelf
 from memshelf_render.stats import shelf_stats
 from memshelf_render.validate import Report, validate_shelf
 
+from .. import pulls
 from ..context import ActionContext
 from ..feedback import annotations
 from ..feedback import markdown as md
 from ..feedback.summary import cut_lines, findings_table, headline, plural, waits_lines
 from ..github import GitHub, is_read_only_refusal
+from ..gitlocal import BOT_EMAIL
 from .checks import Outcome, repo_path, shelf_relative
 from .publish import config_error, log_findings, publish_check, set_outputs
 
 MAX_ATTEMPTS = 10
-RENDER_BRANCH = "memshelf-bot/render"
+BOT_BRANCH_PREFIX = "memshelf-bot/"  # the bot's own branches: never an agent's, never force-pushed over a human
+RENDER_BRANCH = f"{BOT_BRANCH_PREFIX}render"
 RENDER_PR_TITLE = "memshelf-bot: render derived files"
 SKIP_CI = ("[skip ci]", "[ci skip]", "[no ci]", "[skip actions]", "[actions skip]")
 
@@ -61,6 +64,11 @@ class Landing:
     pr_number: int | None = None
     pr_action: str = ""  # opened | updated
     lost_races: int = 0
+    stale: list[str] = field(default_factory=list)  # what became of render PRs this render made stale
+
+
+class BranchTaken(RuntimeError):
+    """The render branch holds commits by someone other than the bot: it is never moved over them."""
 
 
 def commit_message(configured: str) -> str:
@@ -124,16 +132,29 @@ def _render_pr_body(rendered: Rendered, branch: str) -> str:
             f"`{branch}`. To let the bot commit directly, allow it to bypass the branch rule.\n")
 
 
+def others_commits(client: GitHub, base: str, bot_branch: str) -> list[str]:
+    """Commits on `bot_branch` (and not on `base`) that someone other than the bot made."""
+    comparison = client.call(f"compare {base}...{bot_branch}", client.repo.compare, base, bot_branch)
+    return [c.sha for c in comparison.commits
+            if (c.commit.author.email, c.commit.committer.email) != (BOT_EMAIL, BOT_EMAIL)]
+
+
 def open_render_pr(ctx: ActionContext, client: GitHub, branch: str, sha: str, rendered: Rendered) -> tuple[Any, str]:
-    """Point `memshelf-bot/render` at the render commit and open (or update) its pull request."""
+    """Point `memshelf-bot/render` at the render commit and open (or update) its pull request.
+    The branch is moved (a force) only while every commit on it is the bot's own."""
     repo = client.repo
     try:
         ref, _ = client.ref_sha(RENDER_BRANCH)
-        client.call("move the render branch", ref.edit, sha, force=True)
     except GithubException as exc:
         if exc.status != 404:
             raise
         client.call("create the render branch", repo.create_git_ref, f"refs/heads/{RENDER_BRANCH}", sha)
+    else:
+        if others_commits(client, branch, RENDER_BRANCH):
+            raise BranchTaken(f"{RENDER_BRANCH} holds commits by someone other than the bot, so it was left as it is "
+                              "(never force-pushed): merge or close its pull request, or delete the branch, and the "
+                              "next render opens a fresh one")
+        client.call("move the render branch", ref.edit, sha, force=True)
     owner = ctx.full_name.split("/", 1)[0]
     body = _render_pr_body(rendered, branch)
     open_pulls = client.call("find the render pull request", lambda: list(
@@ -146,6 +167,32 @@ def open_render_pr(ctx: ActionContext, client: GitHub, branch: str, sha: str, re
     pull = client.call("open the render pull request", repo.create_pull, title=RENDER_PR_TITLE, body=body,
                        base=branch, head=RENDER_BRANCH)
     return pull, "opened"
+
+
+def close_stale_render_pulls(ctx: ActionContext, client: GitHub, branch: str, why: str) -> list[str]:
+    """`branch` is rendered without the render PR: close it and delete its branch (unless someone
+    else committed to it). What was done, for the summary."""
+    done = []
+    for pull in pulls.open_pulls(client, RENDER_BRANCH):
+        if pull.base.ref != branch:
+            continue
+        if others_commits(client, branch, RENDER_BRANCH):
+            done.append(f"left render pull request #{pull.number} open: someone else committed to {RENDER_BRANCH}")
+            continue
+        note = (f"`{branch}` is rendered without this pull request ({why}), so memshelf-bot closes it and deletes "
+                f"`{RENDER_BRANCH}`.")
+        if client.write(f"comment on #{pull.number}", pull.create_issue_comment, note) is None:
+            done.append(f"could not close stale render pull request #{pull.number} (read-only token)")
+            continue
+        client.call(f"close #{pull.number}", pull.edit, state="closed")
+        try:
+            ref, _ = client.ref_sha(RENDER_BRANCH)
+            client.call(f"delete {RENDER_BRANCH}", ref.delete)
+        except GithubException as exc:
+            if exc.status not in (404, 422):  # already gone
+                raise
+        done.append(f"closed the stale render pull request #{pull.number} and deleted {RENDER_BRANCH}")
+    return done
 
 
 def run(ctx: ActionContext, *, branch: str | None = None) -> int:
@@ -165,7 +212,8 @@ def run(ctx: ActionContext, *, branch: str | None = None) -> int:
                            failure=f"rendering is not a fixed point: `render --check` still finds "
                                    f"{', '.join(rendered.drifted)} drifted after rendering; nothing was committed")
         if not rendered.files:
-            return _finish(ctx, branch, Landing(rendered, lost_races=lost))
+            stale = close_stale_render_pulls(ctx, client, branch, "its derived files are already current")
+            return _finish(ctx, branch, Landing(rendered, lost_races=lost, stale=stale))
         try:
             sha = client.commit_files(main_sha, rendered.files, commit_message(rendered.message))
             client.call(f"move {branch} to the render commit", ref.edit, sha, force=False)
@@ -178,14 +226,18 @@ def run(ctx: ActionContext, *, branch: str | None = None) -> int:
                 client.sleep(client.rng.uniform(0.05, 0.2 * 2 ** min(lost, 4)))
                 continue
             if kind == "protected":
-                pull, action = open_render_pr(ctx, client, branch, sha, rendered)
+                try:
+                    pull, action = open_render_pr(ctx, client, branch, sha, rendered)
+                except BranchTaken as taken:
+                    return _finish(ctx, branch, Landing(rendered, lost_races=lost), failure=str(taken))
                 return _finish(ctx, branch, Landing(rendered, sha, pull.number, action, lost))
             if kind == "read-only":
                 return _finish(ctx, branch, Landing(rendered, lost_races=lost),
                                failure=f"the token may not push to {branch}: give the job `contents: write` "
                                        "(and `pull-requests: write` for the protected-branch fallback)")
             raise
-        return _finish(ctx, branch, Landing(rendered, sha, lost_races=lost))
+        stale = close_stale_render_pulls(ctx, client, branch, f"the bot committed {sha[:12]} to it")
+        return _finish(ctx, branch, Landing(rendered, sha, lost_races=lost, stale=stale))
     return _finish(ctx, branch, Landing(rendered, lost_races=lost),
                    failure=f"{branch} kept moving: gave up after {MAX_ATTEMPTS} attempts")
 
@@ -211,6 +263,7 @@ def _landing_lines(branch: str, landing: Landing, failure: str | None) -> list[s
         lines += ["", f"Lost the race for {md.code(branch)} {plural(landing.lost_races, 'time')} (it moved between "
                       "the bot's read and its write); re-rendered on the latest commit each time: "
                       f"{plural(landing.lost_races + 1, 'attempt')} in all."]
+    lines += [f"- {md.text(note)}." for note in landing.stale]
     check = "❌ drift after rendering" if r.drifted else "✅ fixed point (`render --check` finds no drift)"
     lines += ["", f"Render check: {check}. Standing cost: {r.standing:,} tokens."]
     lines += [f"- warning: {md.text(w)}" for w in r.warnings]

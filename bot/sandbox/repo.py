@@ -51,10 +51,16 @@ class Repository:
 
     # pull request heads -----------------------------------------------------------
 
+    @staticmethod
+    def head_ref_name(pr: PullRequest) -> str:
+        """Where the head commit lives here: a branch of this repository, or (a fork's pull
+        request) the `refs/pull/<number>/head` ref GitHub keeps in the base repository."""
+        return f"refs/pull/{pr.number}/head" if pr.head_repo else f"refs/heads/{pr.head_ref}"
+
     def head_sha(self, pr: PullRequest) -> str:
         if pr.head_sha_frozen:
             return pr.head_sha_frozen
-        return self.store.ref(f"refs/heads/{pr.head_ref}") or ZERO
+        return self.store.ref(self.head_ref_name(pr)) or ZERO
 
     def base_sha(self, pr: PullRequest) -> str:
         if pr.base_sha_frozen:
@@ -159,7 +165,7 @@ class Repository:
             pr.updated_at, pr.merged_by, pr.merge_commit_sha = now(), by, new
             pr.head_sha_frozen, pr.base_sha_frozen = head, base
             pr.auto_merge = None
-            if self.state.repo.delete_branch_on_merge:
+            if self.state.repo.delete_branch_on_merge and not pr.head_repo:
                 self.store.delete_ref(f"refs/heads/{pr.head_ref}", head)
             return new
 
@@ -169,7 +175,8 @@ class Repository:
         if method == "merge":
             tree = self.store.merge_tree(base, head)
             assert tree is not None
-            text = f"{title or f'Merge pull request #{pr.number} from {self.state.repo.owner}/{pr.head_ref}'}\n\n"
+            source = pr.head_owner or self.state.repo.owner
+            text = f"{title or f'Merge pull request #{pr.number} from {source}/{pr.head_ref}'}\n\n"
             text += (message if message is not None else pr.title) + "\n"
             return self.store.write_commit(tree, [base, head], text, who, who)
         commits = self.pull_commits(pr)

@@ -33,7 +33,8 @@ def list_pulls(ctx: Context) -> Reply:
     if head:
         owner, sep, branch = head.rpartition(":")
         if sep:  # GitHub applies `head` only in its `user:ref-name` form
-            pulls = [pr for pr in pulls if owner.lower() == ctx.state.repo.owner.lower() and pr.head_ref == branch]
+            pulls = [pr for pr in pulls if owner.lower() == (pr.head_owner or ctx.state.repo.owner).lower()
+                     and pr.head_ref == branch]
     if base:
         pulls = [pr for pr in pulls if pr.base_ref == base]
     sort, direction = ctx.query.get("sort", "created"), ctx.query.get("direction")
@@ -62,7 +63,7 @@ def create_pull(ctx: Context) -> Reply:
         raise validation_failed({"resource": "PullRequest", "field": "head", "code": "invalid"})
     with ctx.state.lock:
         for pr in ctx.state.pulls.values():
-            if pr.state == "open" and pr.head_ref == head and pr.base_ref == base:
+            if pr.state == "open" and not pr.head_repo and pr.head_ref == head and pr.base_ref == base:
                 raise validation_failed({"resource": "PullRequest", "code": "custom",
                                          "message": f"A pull request already exists for {ctx.state.repo.owner}:{head}."})
         if not store.commits_between(store.ref(f"refs/heads/{base}") or "", head_sha):
@@ -104,7 +105,7 @@ def update_pull(ctx: Context) -> Reply:
             if pr.merged_at is not None:
                 raise validation_failed({"resource": "PullRequest", "code": "custom", "field": "state",
                                          "message": "state cannot be changed. The pull request cannot be reopened."})
-            if ctx.store.ref(f"refs/heads/{pr.head_ref}") is None:
+            if ctx.store.ref(ctx.repo.head_ref_name(pr)) is None:
                 raise validation_failed({"resource": "PullRequest", "code": "custom", "field": "state",
                                          "message": "state cannot be changed. The head branch was deleted."})
             pr.head_sha_frozen = pr.base_sha_frozen = None

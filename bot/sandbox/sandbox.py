@@ -12,7 +12,7 @@ from .faults import Faults
 from .gitstore import GitStore
 from .repo import Repository
 from .server import SandboxServer
-from .state import Call, Principal, Protection, State
+from .state import Call, Principal, Protection, PullRequest, State
 
 DEFAULT_TOKEN = "ghs_sandbox"
 
@@ -86,6 +86,22 @@ class Sandbox:
         """Branch protection requiring these status contexts / check names before merging."""
         with self.state.lock:
             self.state.protection[branch] = Protection(list(required_contexts))
+
+    def open_fork_pull(self, fork: str, branch: str, sha: str, title: str, user: str,
+                       base: str = "main", maintainer_can_modify: bool = False) -> int:
+        """A pull request from branch `branch` of the fork `fork` ("owner/name") at commit `sha`,
+        as GitHub records one: the head commit kept at `refs/pull/<number>/head` here (the fork
+        itself is not served). Returns its number."""
+        if self.store.object_type(sha) != "commit":
+            raise ValueError(f"{sha} is not a commit of this repository")
+        with self.state.lock:
+            number = self.state.next_number()
+            pr = PullRequest(number, self.state.next_id(), title, None, self.state.user(user), branch, base,
+                             maintainer_can_modify=maintainer_can_modify, head_repo=fork)
+            if not self.store.update_ref(self.repo.head_ref_name(pr), sha, None):
+                raise RuntimeError(f"cannot record the head of fork pull request #{number}")
+            self.state.pulls[number] = pr
+        return number
 
     def github(self, token: str = DEFAULT_TOKEN, **kwargs: Any) -> Any:
         """A PyGithub client for this sandbox: no retries, no throttling, 100 per page unless given."""

@@ -112,6 +112,12 @@ class PullRequest:
     labels: list[Label] = field(default_factory=list)
     auto_merge: dict[str, Any] | None = None
     locked: bool = False
+    head_repo: str | None = None  # "owner/name" of the fork holding the head branch; None: this repository
+
+    @property
+    def head_owner(self) -> str | None:
+        """The fork's owner, or None when the head branch lives in this repository."""
+        return self.head_repo.partition("/")[0] if self.head_repo else None
 
     @property
     def node_id(self) -> str:

@@ -179,8 +179,7 @@ class Views:
             "updated_at": pr.updated_at, "closed_at": pr.closed_at, "merged_at": pr.merged_at,
             "merge_commit_sha": pr.merge_commit_sha, "assignee": None, "assignees": [],
             "requested_reviewers": [], "requested_teams": [], "statuses_url": statuses_url,
-            "head": {"label": f"{self.u.settings.owner}:{pr.head_ref}", "ref": pr.head_ref, "sha": head_sha,
-                     "user": owner, "repo": repo},
+            "head": self._head(pr, head_sha, owner, repo),
             "base": {"label": f"{self.u.settings.owner}:{pr.base_ref}", "ref": pr.base_ref, "sha": base_sha,
                      "user": owner, "repo": repo},
             "_links": {
@@ -198,6 +197,30 @@ class Views:
                          "comments": comments, "review_comments": 0,
                          "maintainer_can_modify": pr.maintainer_can_modify})
         return data
+
+    def _head(self, pr: PullRequest, sha: str, owner: dict[str, Any], repo: dict[str, Any]) -> dict[str, Any]:
+        if not pr.head_repo:
+            return {"label": f"{self.u.settings.owner}:{pr.head_ref}", "ref": pr.head_ref, "sha": sha,
+                    "user": owner, "repo": repo}
+        fork_owner = pr.head_owner or ""
+        user = self.user(User(fork_owner, 200000 + sum(map(ord, fork_owner))))
+        assert user is not None
+        return {"label": f"{fork_owner}:{pr.head_ref}", "ref": pr.head_ref, "sha": sha, "user": user,
+                "repo": self.fork(pr.head_repo, user)}
+
+    def fork(self, full_name: str, owner: dict[str, Any]) -> dict[str, Any]:
+        """Another user's fork of this repository, as a pull request's `head.repo` shows it."""
+        base = self.u.settings.full_name
+
+        def moved(value: Any) -> Any:
+            return value.replace(f"/{base}", f"/{full_name}").replace(f":{base}", f":{full_name}") \
+                if isinstance(value, str) else value
+
+        repo = {key: moved(value) for key, value in self.repository().items()}
+        fork_id = self.u.settings.id + 1 + sum(map(ord, full_name))
+        repo.update(id=fork_id, node_id=node_id("R", fork_id), name=full_name.partition("/")[2],
+                    full_name=full_name, owner=owner, fork=True)
+        return repo
 
     def issue(self, pr: PullRequest, comments: int) -> dict[str, Any]:
         """A pull request seen through the Issues API (PyGithub reads labels there)."""

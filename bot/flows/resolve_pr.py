@@ -1,0 +1,172 @@
+"""`/shelf resolve`: settle a pull request's conflicts with its base by regeneration, then push.
+
+Everything happens in a throwaway clone, never in the workspace, and nothing from the pull
+request is executed (no hooks, no signing, the bot's identity set in the clone's own config).
+The PR's head and base branches are fetched with their history, the base is merged into the head
+(`--no-commit`), and the core resolve regenerates every derived path (the archive's included)
+from the merged episodes and unions `recall-log.tsv`. A branch that carries rendered derived
+files gets them fresh; a branch that leaves them to the base keeps the base's, so its pull
+request still touches only episodes. The merge commit goes to the PR's branch with a plain
+push: a fast-forward of the head it was built on, never a force, so a branch someone pushed to
+meanwhile is never overwritten (the work starts again from the new head, a bounded number of
+times). A conflict only a human can settle (an episode, a config file) means nothing is pushed;
+a fork's branch is refused, since the job's token cannot write to another repository.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memshelf_render.derived import is_derived
+from memshelf_render.resolve import GitError as ResolveGitError
+from memshelf_render.resolve import ResolveResult, ShelfConfigError, resolve
+from memshelf_render.shelf import Shelf, load_shelf
+
+from ..context import ActionContext
+from ..gitlocal import GitFailed, LocalRepo, PushRefused
+from .checks import repo_path, shelf_relative
+
+MAX_ATTEMPTS = 3
+
+
+@dataclass
+class Settlement:
+    """How a resolve request ended, and what the reply needs to say about it."""
+
+    outcome: str  # pushed | up-to-date | needs-human | refused | failed
+    head: str = ""  # the PR head the merge was built on
+    base: str = ""  # the base commit merged in
+    commit: str = ""  # the pushed commit
+    result: ResolveResult | None = None
+    reason: str = ""  # refused / failed: why
+    carries_derived: bool = False
+    attempts: int = 0
+    restored: list[str] = field(default_factory=list)  # derived paths kept at the base's version
+
+
+def is_fork(pull: Any, full_name: str) -> bool:
+    repo = pull.head.repo
+    return repo is None or repo.full_name.lower() != full_name.lower()
+
+
+@contextmanager
+def _clone(ctx: ActionContext) -> Iterator[LocalRepo]:
+    clone = LocalRepo.throwaway(ctx.server_url, ctx.full_name, ctx.token)
+    try:
+        yield clone
+    finally:
+        clone.close()
+
+
+def settle(ctx: ActionContext, pull: Any, requested_by: str) -> Settlement:
+    """Merge the base into the PR's branch with derived files regenerated, and push it."""
+    if pull.state != "open":
+        return Settlement("refused", reason="the pull request is closed")
+    if is_fork(pull, ctx.full_name):
+        return Settlement("refused", reason=(
+            f"its branch lives in a fork ({pull.head.label}), and this job's token can only push to "
+            f"{ctx.full_name}"))
+    head_ref, base_ref = pull.head.ref, pull.base.ref
+    attempt = 0
+    while True:
+        attempt += 1
+        with _clone(ctx) as clone:
+            settled = _attempt(ctx, clone, head_ref, base_ref, requested_by)
+            settled.attempts = attempt
+            if settled.outcome != "ready":
+                return settled
+            try:
+                clone.push(settled.commit, head_ref)
+            except PushRefused as exc:
+                if exc.moved and attempt < MAX_ATTEMPTS:
+                    ctx.runner.log(f"memshelf-bot: {head_ref} moved while resolving (attempt {attempt}); "
+                                   "starting again from its new head")
+                    continue
+                settled.outcome = "failed"
+                settled.reason = (f"{head_ref} kept moving while the bot resolved it ({attempt} attempts)"
+                                  if exc.moved else f"the token may not push to {head_ref}: {exc}")
+                return settled
+            settled.outcome = "pushed"
+            return settled
+
+
+def _message(base_ref: str, head_ref: str, requested_by: str) -> str:
+    return (f"Merge {base_ref} into {head_ref}\n\nSettled by memshelf-bot on /shelf resolve (requested by "
+            f"{requested_by}): derived files regenerated from the merged episodes, recall-log.tsv unioned.\n")
+
+
+def _attempt(ctx: ActionContext, clone: LocalRepo, head_ref: str, base_ref: str, requested_by: str) -> Settlement:
+    """One try in a fresh clone: `ready` with the commit to push, or how it ended."""
+    try:
+        shas = clone.fetch_branches(head_ref, base_ref)
+    except GitFailed as exc:
+        return Settlement("failed", reason=f"could not fetch {head_ref} and {base_ref}: {exc}")
+    head, base = shas[head_ref], shas[base_ref]
+    clone.git("checkout", "--quiet", "--detach", head)
+    root = clone.path / ctx.inputs.shelf_path
+    shelf, _ = load_shelf(root)
+    carries = _carries_derived(clone, shelf, ctx.prefix, head, base)
+    merge = clone.run("merge", "--no-ff", "--no-commit", "--no-verify", base)
+    if merge.returncode not in (0, 1):
+        return Settlement("failed", head, base, reason=f"git merge failed: {clone.error_text(merge)}")
+    in_merge = clone.run("rev-parse", "-q", "--verify", "MERGE_HEAD").returncode == 0
+    if not in_merge and not carries:
+        return Settlement("up-to-date", head, base)
+    try:
+        result = resolve(root, commit=False)
+    except ShelfConfigError as exc:
+        return Settlement("failed", head, base, reason=f"the merged shelf does not load: {exc}")
+    except ResolveGitError as exc:
+        return Settlement("failed", head, base, reason=f"git failed while resolving: {exc}")
+    settled = Settlement("needs-human", head, base, result=result, carries_derived=carries)
+    if result.unresolved:
+        return settled
+    if carries and not in_merge and result.regenerated:
+        clone.git("add", "-A", "--", *[repo_path(p, ctx.prefix) for p in result.regenerated])
+    if not carries:
+        settled.restored = _keep_base_derived(clone, ctx.prefix, base)
+    if not in_merge and clone.run("diff", "--cached", "--quiet").returncode == 0:
+        settled.outcome = "up-to-date"
+        return settled
+    clone.git("commit", "--quiet", "--no-verify", "-m", _message(base_ref, head_ref, requested_by))
+    settled.commit = clone.git("rev-parse", "HEAD").strip()
+    settled.outcome = "ready"
+    return settled
+
+
+def _changed(clone: LocalRepo, old: str, new: str) -> list[str]:
+    listing = clone.git("diff", "--name-only", "-z", "--no-renames", old, new)
+    return [p for p in listing.split("\0") if p]
+
+
+def _carries_derived(clone: LocalRepo, shelf: Shelf | None, prefix: str, head: str, base: str) -> bool:
+    """Whether the branch changes derived files itself (since it left the base)."""
+    if shelf is None:
+        return False
+    fork_point = clone.run("merge-base", head, base).stdout.decode().strip()
+    if not fork_point:
+        return False
+    return any(not rel.startswith("../") and is_derived(rel, shelf)
+               for rel in (shelf_relative(p, prefix) for p in _changed(clone, fork_point, head)))
+
+
+def _keep_base_derived(clone: LocalRepo, prefix: str, base: str) -> list[str]:
+    """Put every staged derived path back to the base's version; the paths restored."""
+    root = clone.path / prefix if prefix else clone.path
+    shelf, _ = load_shelf(root)
+    if shelf is None:
+        return []
+    staged = clone.git("diff", "--cached", "--name-only", "-z", "--no-renames", base).split("\0")
+    restored = [p for p in staged if p and not shelf_relative(p, prefix).startswith("../")
+                and is_derived(shelf_relative(p, prefix), shelf)]
+    for path in restored:
+        if clone.run("cat-file", "-e", f"{base}:{path}").returncode == 0:
+            clone.git("checkout", base, "--", path)
+        else:
+            clone.git("rm", "--quiet", "--force", "--ignore-unmatch", "--", path)
+            Path(clone.path, path).unlink(missing_ok=True)
+    return restored
