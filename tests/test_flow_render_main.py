@@ -205,3 +205,39 @@ def test_a_render_that_is_not_a_fixed_point_fails_the_job_and_commits_nothing(
     assert "::error title=memshelf-bot%3A render failed::rendering is not a fixed point" in out.getvalue()
     assert not [c for c in harness.sb.calls if c.method == "POST" and "/git/" in c.path]
 
+
+
+def test_a_stale_render_pull_request_is_closed_once_main_is_rendered_without_it(harness: Harness) -> None:
+    harness.sb.faults.protected_branch("main")
+    before, after = merged(harness, "shelve/ups", {UPS: episode("2026-09-22-ups-runtime")})
+    first = harness.push_step(before, after)
+    pull = harness.sb.state.pull(int(first.outputs["pr_number"]))
+    assert pull is not None and pull.state == "open"
+
+    harness.sb.faults.clear()  # the bot may now commit to main (e.g. it joined the bypass list)
+    _, later = merged(harness, "shelve/nas", {NAS: episode("2026-09-23-nas-move", title="NAS move")})
+    second = harness.push_step(after, later)
+    main = harness.sb.store.ref("refs/heads/main")
+    assert second.exit_code == 0 and second.outputs["commit_sha"] == main and second.outputs["pr_number"] == ""
+    assert pull.state == "closed" and pull.merged_at is None
+    assert harness.sb.store.ref("refs/heads/memshelf-bot/render") is None
+    [note] = [c.body for c in harness.sb.state.comments.values() if c.issue_number == pull.number]
+    assert note == (f"`main` is rendered without this pull request (the bot committed {main[:12]} to it), so "
+                    "memshelf-bot closes it and deletes `memshelf-bot/render`.")
+    assert f"\n\nClosed the stale render pull request #{pull.number} and deleted memshelf-bot/render.\n" in second.summary
+
+
+def test_a_render_branch_someone_else_committed_to_is_never_force_pushed(harness: Harness) -> None:
+    harness.sb.faults.protected_branch("main")
+    before, after = merged(harness, "shelve/ups", {UPS: episode("2026-09-22-ups-runtime")})
+    harness.push_step(before, after)
+    human = harness.branch("memshelf-bot/render", {"docs/topics/.meta.json": "{}\n"}, base="memshelf-bot/render")
+
+    _, later = merged(harness, "shelve/nas", {NAS: episode("2026-09-23-nas-move", title="NAS move")})
+    result = harness.push_step(after, later)
+    assert result.exit_code == 1
+    assert harness.sb.store.ref("refs/heads/memshelf-bot/render") == human
+    [error] = result.by_level("error")
+    assert error.message.startswith("memshelf-bot/render holds commits by someone other than the bot, so it was "
+                                    "left as it is (never force-pushed)")
+    assert not harness.sb.calls_to("PATCH", "/git/refs/heads/memshelf-bot/render")[1:]  # only the first render's

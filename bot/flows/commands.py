@@ -154,17 +154,17 @@ def _resolve(request: Request, pull: Any) -> int:
     if not _writer(request, pull):
         return 0
     settled = settle(ctx, pull, request.login)
-    ctx.runner.log(f"memshelf-bot: {request.label} on #{request.number}: {settled.outcome}")
+    ctx.runner.log(f"memshelf-bot: /shelf resolve on #{request.number}: {settled.outcome}")
     request.reply(pull, resolve_reply(settled, pull, ctx.prefix))
     request.react(DONE if settled.outcome in ("pushed", "up-to-date") else FAILED)
-    code = 0 if settled.outcome in ("pushed", "up-to-date", "needs-human", "refused") else 1
     if settled.outcome == "pushed":
-        # a push with the job's token starts no workflow: validate the new head here
-        code = max(code, open_pr.validate_pull(ctx, pull, settled.commit))
+        # a push with the job's token starts no workflow: validate the new head here; its verdict
+        # goes to the pull request (status, comment), the command itself succeeded
+        open_pr.validate_pull(ctx, pull, settled.commit)
         ctx.runner.set_output("commit_sha", settled.commit)
-        return code
-    set_outputs(ctx.runner, pr_number=request.number)
-    return code
+    else:
+        set_outputs(ctx.runner, pr_number=request.number)
+    return 1 if settled.outcome == "failed" else 0
 
 
 def _render(request: Request, pull: Any) -> int:

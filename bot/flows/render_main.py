@@ -177,12 +177,12 @@ def close_stale_render_pulls(ctx: ActionContext, client: GitHub, branch: str, wh
         if pull.base.ref != branch:
             continue
         if others_commits(client, branch, RENDER_BRANCH):
-            done.append(f"left render pull request #{pull.number} open: someone else committed to {RENDER_BRANCH}")
+            done.append(f"Left render pull request #{pull.number} open: someone else committed to {RENDER_BRANCH}")
             continue
         note = (f"`{branch}` is rendered without this pull request ({why}), so memshelf-bot closes it and deletes "
                 f"`{RENDER_BRANCH}`.")
         if client.write(f"comment on #{pull.number}", pull.create_issue_comment, note) is None:
-            done.append(f"could not close stale render pull request #{pull.number} (read-only token)")
+            done.append(f"Could not close the stale render pull request #{pull.number} (read-only token)")
             continue
         client.call(f"close #{pull.number}", pull.edit, state="closed")
         try:
@@ -191,7 +191,7 @@ def close_stale_render_pulls(ctx: ActionContext, client: GitHub, branch: str, wh
         except GithubException as exc:
             if exc.status not in (404, 422):  # already gone
                 raise
-        done.append(f"closed the stale render pull request #{pull.number} and deleted {RENDER_BRANCH}")
+        done.append(f"Closed the stale render pull request #{pull.number} and deleted {RENDER_BRANCH}")
     return done
 
 
@@ -263,7 +263,7 @@ def _landing_lines(branch: str, landing: Landing, failure: str | None) -> list[s
         lines += ["", f"Lost the race for {md.code(branch)} {plural(landing.lost_races, 'time')} (it moved between "
                       "the bot's read and its write); re-rendered on the latest commit each time: "
                       f"{plural(landing.lost_races + 1, 'attempt')} in all."]
-    lines += [f"- {md.text(note)}." for note in landing.stale]
+    lines += ["", *(f"{md.text(note)}." for note in landing.stale)] if landing.stale else []
     check = "❌ drift after rendering" if r.drifted else "✅ fixed point (`render --check` finds no drift)"
     lines += ["", f"Render check: {check}. Standing cost: {r.standing:,} tokens."]
     lines += [f"- warning: {md.text(w)}" for w in r.warnings]

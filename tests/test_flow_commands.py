@@ -1,0 +1,318 @@
+"""`/shelf` commands on real git through the sandbox: `resolve` from a writer settles derived-file
+and recall-log conflicts in a throwaway clone and pushes (never a force); a reader, a bot, an
+episode conflict, a fork, a deleted comment and unknown commands get what they should."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot import action
+from bot.actionrun import StepResult
+from bot.flows import resolve_pr
+from bot.runner import Runner
+from memshelf_render.render import render_shelf
+from memshelf_render.shelf import load_shelf
+from tests import action_harness
+from tests.action_harness import BOT_TOKEN, MAINTAINER_TOKEN, REPO, TOWER, Harness, episode, git
+from tests.sandbox_fixtures import WHO, issue_comment_event
+
+shelf_sandbox, harness = action_harness.shelf_sandbox, action_harness.harness
+READER_TOKEN = "ghp_" + "Rea6er00" * 4 + "abcd"
+UPS, NAS = "docs/topics/2026-09-22-ups.md", "docs/topics/2026-09-23-nas.md"
+UPS_ROW, NAS_ROW = "2026-09-22-ups\tDigest\t40", "2026-09-23-nas\tDecisions\t55"
+
+
+def agent_branch(h: Harness, branch: str, files: dict[str, str], recall: list[str], *, render: bool,
+                 base: str = "main") -> str:
+    """An agent's branch pushed over HTTP: `files`, `recall` rows appended to recall-log.tsv and,
+    with `render`, the derived files re-rendered (as `memshelf shelve --publish` leaves them)."""
+    work = h.workspace(h.sb.store.ref(f"refs/heads/{base}") or "")
+    for path, text in files.items():
+        (work / path).write_text(text, encoding="utf-8")
+    log = work / "recall-log.tsv"
+    log.write_text(log.read_text(encoding="utf-8") + "".join(row + "\n" for row in recall), encoding="utf-8")
+    if render:
+        shelf, _ = load_shelf(work)
+        assert shelf is not None
+        render_shelf(shelf)
+    git("add", "-A", cwd=work, home=h.home)
+    git("commit", "--quiet", "-m", f"Shelve {branch}", cwd=work, home=h.home)
+    git("push", "--quiet", "origin", f"HEAD:refs/heads/{branch}", cwd=work, home=h.home)
+    return git("rev-parse", "HEAD", cwd=work, home=h.home)
+
+
+def pull_for(h: Harness, branch: str) -> int:
+    return h.repo.create_pull(title=f"Shelve {branch}", body="", head=branch, base="main").number
+
+
+def conflicting(h: Harness, *, render: bool) -> tuple[int, str]:
+    """Two agents shelve from the same main; the first is merged: (the second's PR, its head)."""
+    agent_branch(h, "shelve/ups", {UPS: episode("2026-09-22-ups")}, [UPS_ROW], render=render)
+    head = agent_branch(h, "shelve/nas", {NAS: episode("2026-09-23-nas", title="NAS move")}, [NAS_ROW], render=render)
+    first, second = pull_for(h, "shelve/ups"), pull_for(h, "shelve/nas")
+    h.merge(first)
+    return second, head
+
+
+def comment(h: Harness, number: int, body: str, token: str = MAINTAINER_TOKEN) -> int:
+    return h.sb.github(token).get_repo(REPO).get_issue(number).create_comment(body).id
+
+
+def command(h: Harness, number: int, body: str, user: str = "octo-maintainer", token: str = MAINTAINER_TOKEN,
+            comment_id: int | None = -1, **inputs: str) -> tuple[StepResult, Path]:
+    """Comment `body` on PR `number` as `user` and run the step for that event; the workspace too."""
+    if comment_id == -1:
+        comment_id = comment(h, number, body, token)
+    payload = issue_comment_event(h.sb, number, body, user=user, comment_id=comment_id)
+    workspace = h.workspace(h.sb.store.ref("refs/heads/main") or "")
+    return h.step("issue_comment", payload, workspace, **inputs), workspace
+
+
+def reactions(h: Harness, comment_id: int) -> list[tuple[str, str]]:
+    return [(r.content, r.user.login) for r in h.sb.state.comments[comment_id].reactions]
+
+
+def replies(h: Harness, number: int) -> list[str]:
+    with h.sb.state.lock:
+        return [c.body for c in sorted(h.sb.state.comments.values(), key=lambda c: c.id)
+                if c.issue_number == number and c.user.login == "github-actions[bot]"
+                and not c.body.startswith("<!-- memshelf-bot:sticky")]
+
+
+def pushes(h: Harness, since: int = 0) -> int:
+    return sum(c.path.endswith("/git-receive-pack") for c in h.sb.calls[since:])
+
+
+def test_resolve_from_a_writer_regenerates_derived_files_unions_the_log_and_pushes(harness: Harness) -> None:
+    number, head = conflicting(harness, render=True)
+    assert harness.repo.get_pull(number).mergeable_state == "dirty"
+    main = harness.sb.store.ref("refs/heads/main")
+    mark = len(harness.sb.calls)
+    result, workspace = command(harness, number, "/shelf resolve")
+    [comment_id] = [c.id for c in harness.sb.state.comments.values() if c.body == "/shelf resolve"]
+
+    assert result.exit_code == 0, result.stdout + result.stderr
+    new = harness.sb.store.ref("refs/heads/shelve/nas")
+    merge = harness.sb.store.commit(new or "")
+    assert merge.parents == (head, main)  # the old head is the first parent: a fast-forward, never a force
+    assert merge.message.startswith("Merge main into shelve/nas\n\nSettled by memshelf-bot on /shelf resolve "
+                                    "(requested by octo-maintainer)")
+    assert (merge.author.name, merge.author.email) == ("github-actions[bot]",
+                                                        "41898282+github-actions[bot]@users.noreply.github.com")
+    assert pushes(harness, mark) == 1
+    checkout = harness.workspace(new or "")
+    shelf, _ = load_shelf(checkout)
+    assert shelf is not None and render_shelf(shelf, check=True).drifted == []  # derived files = a fresh render
+    log = (checkout / "recall-log.tsv").read_text(encoding="utf-8").splitlines()
+    assert log == ["episode_id\tsection\tfetched_tokens", "2026-09-16-tower-rack-case\tDecisions\t41", NAS_ROW,
+                   UPS_ROW]
+    ledger = (checkout / "ledger.tsv").read_text(encoding="utf-8")
+    assert "2026-09-22-ups" in ledger and "2026-09-23-nas" in ledger
+    pull = harness.repo.get_pull(number)
+    assert pull.mergeable and pull.mergeable_state != "dirty"
+
+    assert reactions(harness, comment_id) == [("eyes", "github-actions[bot]"), ("rocket", "github-actions[bot]")]
+    [reply] = replies(harness, number)
+    assert reply.startswith(f"🚀 Merged `main` (`{main[:12]}`) into `shelve/nas` and pushed `{new[:12]}`: a plain "
+                            f"push on top of `{head[:12]}`.")
+    assert "\n- regenerated from the merged episodes: `ledger.tsv`, `docs/topics/.meta.json`, `stats.svg`\n" in reply
+    assert "- unioned, every row from both sides kept: `recall-log.tsv`" in reply
+    assert any(s.context == "memshelf-bot/validate" for s in harness.sb.state.latest_statuses(new or ""))
+    assert result.outputs["commit_sha"] == new and result.outputs["pr_number"] == str(number)
+    assert git("status", "--porcelain", cwd=workspace, home=harness.home) == ""  # the workspace is never used
+    assert git("rev-parse", "HEAD", cwd=workspace, home=harness.home) == main
+
+
+def test_a_branch_that_leaves_derived_files_to_main_keeps_mains_and_stays_valid(harness: Harness) -> None:
+    number, head = conflicting(harness, render=False)  # only recall-log.tsv conflicts
+    assert harness.repo.get_pull(number).mergeable_state == "dirty"
+    main = harness.sb.store.ref("refs/heads/main") or ""
+    result, _ = command(harness, number, "/shelf resolve", allow_paths="recall-log.tsv")
+    assert result.exit_code == 0, result.stdout
+    new = harness.sb.store.ref("refs/heads/shelve/nas") or ""
+    assert harness.sb.store.commit(new).parents == (head, main)
+    changed = sorted(c.filename for c in harness.sb.store.diff(main, new))
+    assert changed == [NAS, "recall-log.tsv"]  # the PR still touches only its episode and the log
+    [reply] = replies(harness, number)
+    assert "regenerated" not in reply and "- unioned, every row from both sides kept: `recall-log.tsv`" in reply
+    status = next(s for s in harness.sb.state.latest_statuses(new) if s.context == "memshelf-bot/validate")
+    assert status.state == "success" and result.outputs["verdict"] == "valid"
+
+
+def test_a_read_only_commenter_is_refused_whatever_the_event_claims(harness: Harness) -> None:
+    number, head = conflicting(harness, render=True)
+    harness.sb.add_token(READER_TOKEN, "curious-reader", permission="read", integration=False)
+    comment_id = comment(harness, number, "/shelf resolve", READER_TOKEN)
+    payload = issue_comment_event(harness.sb, number, "/shelf resolve", user="curious-reader", comment_id=comment_id)
+    payload["comment"]["author_association"] = "OWNER"  # the event's word is not the API's
+    mark = len(harness.sb.calls)
+    result = harness.step("issue_comment", payload, harness.workspace(harness.sb.store.ref("refs/heads/main") or ""))
+
+    assert result.exit_code == 0 and harness.sb.store.ref("refs/heads/shelve/nas") == head
+    assert pushes(harness, mark) == 0
+    assert ("GET", "/repos/octo/shelf/collaborators/curious-reader/permission", 200) in harness.api_calls(mark)
+    assert reactions(harness, comment_id) == [("eyes", "github-actions[bot]"), ("confused", "github-actions[bot]")]
+    [reply] = replies(harness, number)
+    assert reply == ("😕 `/shelf resolve` changes this pull request's branch, so it needs write access to the "
+                     "repository; curious-reader has `read`. Nothing was changed.")
+
+
+def test_an_episode_conflict_pushes_nothing_and_says_what_to_do(harness: Harness) -> None:
+    tower = harness.show("main", TOWER)
+    agent_branch(harness, "shelve/tower-a", {TOWER: tower.replace("Sliger", "Sliger CX4170a")}, [], render=False)
+    head = agent_branch(harness, "shelve/tower-b", {TOWER: tower.replace("Sliger", "Fractal Define 7")}, [],
+                        render=False)
+    harness.merge(pull_for(harness, "shelve/tower-a"))
+    number = pull_for(harness, "shelve/tower-b")
+    mark = len(harness.sb.calls)
+    result, _ = command(harness, number, "/shelf resolve")
+    comment_id = max(c.id for c in harness.sb.state.comments.values() if c.body == "/shelf resolve")
+
+    assert result.exit_code == 0 and harness.sb.store.ref("refs/heads/shelve/tower-b") == head
+    assert pushes(harness, mark) == 0
+    assert reactions(harness, comment_id)[-1] == ("confused", "github-actions[bot]")
+    [reply] = replies(harness, number)
+    assert "these files conflict and only a human can say what they should hold. **Nothing was pushed.**" in reply
+    assert f"- `{TOWER}`: episode, changed on both sides" in reply
+    assert "git switch shelve/tower-b\ngit merge origin/main" in reply and "memshelf-bot resolve --commit" in reply
+
+
+def test_a_fork_branch_is_refused_with_the_reason(harness: Harness) -> None:
+    sha = harness.branch("scratch", {UPS: episode("2026-09-22-ups")})
+    harness.sb.store.delete_ref("refs/heads/scratch", sha)
+    number = harness.sb.open_fork_pull("outsider/shelf", "patch-1", sha, "From a fork", "outsider")
+    mark = len(harness.sb.calls)
+    result, _ = command(harness, number, "/shelf resolve")
+    assert result.exit_code == 0 and pushes(harness, mark) == 0
+    [reply] = replies(harness, number)
+    assert reply.startswith("😕 `/shelf resolve` cannot work on this pull request: its branch lives in a fork "
+                            "(outsider:patch-1), and this job's token can only push to octo/shelf. Nothing was pushed.")
+
+
+def test_bots_other_comments_unknown_commands_and_help(harness: Harness) -> None:
+    number = harness.open_pr("shelve/x", {UPS: episode("2026-09-22-ups")})
+    bot_comment = comment(harness, number, "/shelf resolve", BOT_TOKEN)
+    mark = len(harness.sb.calls)
+    from_bot, _ = command(harness, number, "/shelf resolve", user="github-actions[bot]", comment_id=bot_comment)
+    assert from_bot.exit_code == 0 and "ignoring a /shelf command from a bot" in from_bot.stdout
+    assert harness.api_calls(mark) == [] and reactions(harness, bot_comment) == []
+
+    unknown, _ = command(harness, number, "/shelf rebase please")
+    assert unknown.exit_code == 0
+    [reply] = replies(harness, number)[-1:]
+    assert reply.startswith("😕 I don't know `/shelf rebase`.\n\nmemshelf-bot answers these commands")
+    assert "| `/shelf resolve` |" in reply and "| `/shelf render` |" in reply
+
+    helped, _ = command(harness, number, "  /SHELF help\nthanks!")
+    assert helped.exit_code == 0 and replies(harness, number)[-1].startswith("memshelf-bot answers these commands")
+    last = max(c.id for c in harness.sb.state.comments.values() if c.user.login == "octo-maintainer")
+    assert reactions(harness, last) == [("eyes", "github-actions[bot]"), ("rocket", "github-actions[bot]")]
+
+
+def test_a_command_whose_comment_was_deleted_is_withdrawn(harness: Harness) -> None:
+    number, head = conflicting(harness, render=True)
+    mark = len(harness.sb.calls)
+    result, _ = command(harness, number, "/shelf resolve", comment_id=None)  # an id the API does not know
+    assert result.exit_code == 0 and "its comment was deleted before the bot could act" in result.stdout
+    assert [(m, s) for m, _, s in harness.api_calls(mark)] == [("POST", 404)]
+    assert harness.sb.store.ref("refs/heads/shelve/nas") == head and replies(harness, number) == []
+
+
+def test_a_branch_that_moves_during_resolve_is_never_overwritten(
+        harness: Harness, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    number, head = conflicting(harness, render=True)
+    comment_id = comment(harness, number, "/shelf resolve")
+    real = resolve_pr._attempt
+    moved: list[str] = []
+
+    def meanwhile_a_human_pushes(*args: Any, **kwargs: Any) -> resolve_pr.Settlement:
+        settled = real(*args, **kwargs)
+        if not moved:  # after the first merge is built, before it is pushed
+            store = harness.sb.store
+            tip = store.ref("refs/heads/shelve/nas") or ""
+            late = {"docs/topics/2026-09-24-late.md": episode("2026-09-24-late", title="Late")}
+            tree = store.write_tree(store.commit(tip).tree, [(p, "100644", store.write_blob(t.encode()))
+                                                             for p, t in late.items()])
+            moved.append(store.write_commit(tree, [tip], "a human's late fix\n", WHO, WHO))
+            assert store.update_ref("refs/heads/shelve/nas", moved[0], tip)
+        return settled
+
+    monkeypatch.setattr(resolve_pr, "_attempt", meanwhile_a_human_pushes)
+    result = in_process(harness, tmp_path, monkeypatch,
+                        issue_comment_event(harness.sb, number, "/shelf resolve", user="octo-maintainer",
+                                            comment_id=comment_id))
+    assert result == 0
+    new = harness.sb.store.ref("refs/heads/shelve/nas") or ""
+    assert harness.sb.store.commit(new).parents[0] == moved[0]  # built on the human's commit, not over it
+    assert harness.sb.store.is_ancestor(head, new)
+    [reply] = replies(harness, number)
+    assert "- the branch moved while the bot worked: 2 attempts in all, each on its newest head" in reply
+
+
+def in_process(h: Harness, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, payload: dict[str, Any]) -> int:
+    """The action in this process (so a test can replace a seam), as the runner would call it."""
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps(payload), encoding="utf-8")
+    workspace = h.workspace(h.sb.store.ref("refs/heads/main") or "")
+    env = {"GITHUB_EVENT_NAME": "issue_comment", "GITHUB_EVENT_PATH": str(event), "GITHUB_REPOSITORY": REPO,
+           "GITHUB_WORKSPACE": str(workspace), "GITHUB_API_URL": h.sb.api_url, "GITHUB_SERVER_URL": h.sb.api_url,
+           "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"), "GITHUB_OUTPUT": str(tmp_path / "output"),
+           "INPUT_TOKEN": BOT_TOKEN}
+    monkeypatch.setenv("HOME", str(h.home))
+    return action.run(env, Runner(env, out=io.StringIO()))
+
+
+def test_push_refusals_say_whether_the_branch_moved(tmp_path: Path) -> None:
+    from bot.gitlocal import LocalRepo, PushRefused
+
+    bare = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "--quiet", "--bare", str(bare)], check=True)
+    clone = LocalRepo.throwaway("unused", "octo/shelf", "")
+    try:
+        clone.remote_url = str(bare)
+        clone.git("commit", "--quiet", "--allow-empty", "-m", "one")
+        first = clone.git("rev-parse", "HEAD").strip()
+        clone.push(first, "topic")
+        clone.git("commit", "--quiet", "--allow-empty", "-m", "two")
+        second = clone.git("rev-parse", "HEAD").strip()
+        clone.git("checkout", "--quiet", "--detach", first)
+        clone.git("commit", "--quiet", "--allow-empty", "-m", "elsewhere")
+        sideways = clone.git("rev-parse", "HEAD").strip()
+        clone.push(second, "topic")  # a fast-forward
+        with pytest.raises(PushRefused) as refused:
+            clone.push(sideways, "topic")  # not one: refused, never forced
+        assert refused.value.moved and "topic" in str(refused.value)
+        assert subprocess.run(["git", "-C", str(bare), "rev-parse", "topic"], capture_output=True, text=True,
+                              check=True).stdout.strip() == second
+    finally:
+        clone.close()
+
+
+def test_render_re_renders_the_bots_own_branch_and_nothing_else(harness: Harness) -> None:
+    harness.sb.faults.protected_branch("main")
+    before = harness.sb.store.ref("refs/heads/main") or ""
+    after = harness.branch("main", {UPS: episode("2026-09-22-ups")})  # merged, not yet rendered
+    first = harness.push_step(before, after)
+    number = int(first.outputs["pr_number"])
+    rendered = harness.sb.store.ref("refs/heads/memshelf-bot/render")
+    harness.branch("main", {NAS: episode("2026-09-23-nas", title="NAS move")})  # its push run never came
+
+    result, _ = command(harness, number, "/shelf render")
+    assert result.exit_code == 0, result.stdout
+    fresh = harness.sb.store.ref("refs/heads/memshelf-bot/render") or ""
+    assert fresh != rendered and "2026-09-23-nas" in harness.show(fresh, "ledger.tsv")
+    assert replies(harness, number)[-1] == (f"🚀 Re-rendered `main` on its latest commit: `memshelf-bot/render` now "
+                                            f"holds `{fresh[:12]}`.")
+
+    other = harness.open_pr("shelve/x", {"docs/topics/2026-09-24-dns.md": episode("2026-09-24-dns")})
+    refused, _ = command(harness, other, "/shelf render")
+    assert refused.exit_code == 0 and harness.sb.store.ref("refs/heads/memshelf-bot/render") == fresh
+    assert replies(harness, other)[-1].startswith("😕 `/shelf render` re-renders the bot's own open pull requests "
+                                                  "(branches `memshelf-bot/…`), and this pull request's branch is "
+                                                  "`shelve/x`")
