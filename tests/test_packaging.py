@@ -192,8 +192,8 @@ def test_workflow_permissions_are_per_job_and_minimal(workflow: dict[str, Any]) 
     assert {name: job["permissions"] for name, job in workflow["jobs"].items()} == {
         "pull-request": {"contents": "read", "pull-requests": "write"},
         "render": {"contents": "write", "pull-requests": "write"},
-        "agent-branch": {"contents": "write", "pull-requests": "write"},
-        "resolve": {"contents": "write", "pull-requests": "write", "issues": "write"},
+        "agent-branch": {"contents": "write", "pull-requests": "write", "statuses": "write"},
+        "shelf-command": {"contents": "write", "pull-requests": "write", "issues": "write", "statuses": "write"},
     }
 
 
@@ -222,21 +222,21 @@ def test_each_event_runs_its_job(workflow: dict[str, Any]) -> None:
                   "|| github.event_name == 'workflow_dispatch'",
         "agent-branch": "github.event_name == 'push' && !github.event.deleted "
                         "&& github.ref_name != github.event.repository.default_branch",
-        "resolve": "github.event_name == 'issue_comment' && github.event.issue.pull_request "
-                   "&& startsWith(github.event.comment.body, '/shelf resolve')",
+        "shelf-command": "github.event_name == 'issue_comment' && github.event.issue.pull_request "
+                         "&& startsWith(github.event.comment.body, '/shelf') && github.event.comment.user.type != 'Bot'",
     }
 
 
 def test_workflow_uses_this_action_with_modes_the_runtime_runs(workflow: dict[str, Any],
                                                                 action: dict[str, Any]) -> None:
     steps = _action_steps(workflow)
-    assert [name for name, _ in steps] == ["pull-request", "render", "agent-branch", "resolve"]
+    assert [name for name, _ in steps] == ["pull-request", "render", "agent-branch", "shelf-command"]
     for name, step in steps:
         assert step["uses"] == ACTION_REF
         assert set(step.get("with", {})) <= set(action["inputs"]), name
     # `mode: auto` (the default) everywhere; a manual run picks render or validate
     assert {name: step.get("with", {}).get("mode") for name, step in steps} == {
-        "pull-request": None, "render": "${{ inputs.mode || 'auto' }}", "agent-branch": None, "resolve": None}
+        "pull-request": None, "render": "${{ inputs.mode || 'auto' }}", "agent-branch": None, "shelf-command": None}
     dispatch = _triggers(workflow)["workflow_dispatch"]["inputs"]["mode"]
     assert dispatch["options"] == ["render", "validate"] and dispatch["default"] == "render"
     assert set(dispatch["options"]) <= set(runtime_inputs.MODES)
