@@ -16,10 +16,12 @@ from memshelf_render.findings import Finding
 from memshelf_render.redact import PolicyPack
 from memshelf_render.shelf import SETTINGS, Settings, Shelf, load_settings, load_shelf
 
-from .github import GitHub, Wait
+from .github import WRITE_SPACING, GitHub, Wait
 from .gitlocal import LocalRepo
 from .inputs import Inputs
 from .runner import Runner
+
+WRITE_SPACING_VAR = "MEMSHELF_BOT_WRITE_SPACING"
 
 
 class ContextError(ValueError):
@@ -80,8 +82,24 @@ class ActionContext:
     @property
     def github(self) -> GitHub:
         if self._github is None:
-            self._github = GitHub(self.token, self.api_url, self.full_name, notify=self.runner.log)
+            self._github = GitHub(self.token, self.api_url, self.full_name, notify=self.runner.log,
+                                  write_spacing=self.write_spacing)
         return self._github
+
+    @property
+    def write_spacing(self) -> float:
+        """Seconds between the bot's writes: GitHub's secondary-limit advice, unless
+        `MEMSHELF_BOT_WRITE_SPACING` says otherwise (an API without such limits, e.g. the sandbox)."""
+        raw = self.env.get(WRITE_SPACING_VAR, "").strip()
+        if not raw:
+            return WRITE_SPACING
+        try:
+            value = float(raw)
+        except ValueError:
+            value = -1.0
+        if not 0 <= value <= 60:
+            raise ContextError(f"{WRITE_SPACING_VAR} must be a number of seconds from 0 to 60, got {raw!r}")
+        return value
 
     @property
     def waits(self) -> list[Wait]:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .actionrun import StepResult, run_step
+from .context import WRITE_SPACING_VAR
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "shelf"
 REPO = "homelab/shelf"
@@ -132,8 +133,10 @@ class Demo:
         self.git("checkout", "--quiet", "--detach", sha, cwd=self.bot_dir)
 
     def step(self, event_name: str, payload: dict[str, Any], **inputs: str) -> StepResult:
+        """One Action run; the sandbox has no secondary rate limits, so writes are not spaced."""
         return run_step(workspace=self.bot_dir, event_name=event_name, payload=payload, repository=REPO,
-                        api_url=self.sb.api_url, inputs={"token": BOT_TOKEN, **inputs}, home=self.home)
+                        api_url=self.sb.api_url, inputs={"token": BOT_TOKEN, **inputs}, home=self.home,
+                        extra_env={WRITE_SPACING_VAR: "0"})
 
     # payloads, shaped like GitHub's webhooks (the fields the bot reads come from the API itself)
 
@@ -143,10 +146,13 @@ class Demo:
         return {"action": action, "number": number, "pull_request": pull.raw_data,
                 "repository": repo.raw_data, "sender": pull.raw_data["user"]}
 
-    def push_payload(self, before: str, after: str, pusher: str) -> dict[str, Any]:
+    def push_payload(self, before: str, after: str, pusher: str, ref: str = "refs/heads/main",
+                     since: str | None = None) -> dict[str, Any]:
+        """A push of `before..after` to `ref`; a new branch has `before` all zeros and lists the
+        commits `since` the commit it started from."""
         store = self.sb.store
         commits = []
-        for sha in store.commits_between(before, after):
+        for sha in store.commits_between(since or before, after):
             info = store.commit(sha)
             changes = store.diff(info.parents[0], sha)
             commits.append({"id": sha, "message": info.message.strip(),
@@ -154,12 +160,12 @@ class Demo:
                             "removed": [c.filename for c in changes if c.status == "removed"],
                             "modified": [c.filename for c in changes if c.status not in ("added", "removed")]})
         repo = self.sb.github(BOT_TOKEN).get_repo(REPO)
-        return {"ref": "refs/heads/main", "before": before, "after": after, "commits": commits,
+        return {"ref": ref, "before": before, "after": after, "created": set(before) == {"0"}, "commits": commits,
                 "head_commit": commits[-1] if commits else None, "pusher": {"name": pusher},
                 "repository": repo.raw_data}
 
 
-def _show(sb: Any, commit: str, path: str) -> str:
+def show_file(sb: Any, commit: str | None, path: str) -> str:
     return sb.store.git("show", f"{commit}:{path}").stdout.decode("utf-8")
 
 
@@ -209,7 +215,7 @@ def play(work: Path) -> None:
     render_shelf(shelf)
     bare = work / "shelf.git"
     seed_bare_repo(seed, bare, message="Example shelf, rendered")
-    with Sandbox.start(bare, REPO) as sb:
+    with Sandbox.start(bare, REPO, allow_auto_merge=True) as sb:
         sb.add_token(AGENT_TOKEN, AGENT, permission="write", integration=False)
         sb.add_token(BOT_TOKEN, "github-actions[bot]", permission="write")
         demo = Demo(work, sb)
@@ -245,7 +251,7 @@ def play(work: Path) -> None:
 
         heading("a maintainer merges; the push to main runs the render flow")
         before = sb.store.ref("refs/heads/main")
-        old_ledger = _show(sb, before, "ledger.tsv").splitlines()
+        old_ledger = show_file(sb, before, "ledger.tsv").splitlines()
         merged = sb.github(BOT_TOKEN).get_repo(REPO).get_pull(pull.number).merge(merge_method="merge")
         demo.bot_checkout(merged.sha)
         render = demo.step("push", demo.push_payload(before, merged.sha, "octo"), badge="true")
@@ -256,9 +262,9 @@ def play(work: Path) -> None:
         expect(render.exit_code == 0 and render.outputs.get("commit_sha") == main, "the render commit on main")
 
         heading("INDEX.md on main")
-        print(textwrap.indent(_show(sb, main, "INDEX.md"), "  "), end="")
+        print(textwrap.indent(show_file(sb, main, "INDEX.md"), "  "), end="")
         heading("new ledger rows")
-        for row in _show(sb, main, "ledger.tsv").splitlines():
+        for row in show_file(sb, main, "ledger.tsv").splitlines():
             if row not in old_ledger:
                 print(f"  {row}")
         demo.bot_checkout(main)
@@ -274,12 +280,17 @@ def play(work: Path) -> None:
             print(f"  {name:11} {size:>6,} bytes  {sb.api_url}/{REPO}/blob/main/{name}")
         print("  badge.json: " + (demo.bot_dir / "badge.json").read_text(encoding="utf-8").replace("\n", " "))
 
+        from .demo_agents import play_agents  # act two builds on this module's Demo
+
+        play_agents(demo, work)
+
 
 def cli_main(args: Any) -> int:
     work = Path(tempfile.mkdtemp(prefix="memshelf-demo-"))
     try:
         play(work)
-        print("\nmemshelf-bot demo: the loop closed — PR checked, fixed, merged, rendered.")
+        print("\nmemshelf-bot demo: the loop closed — PR checked, fixed, merged, rendered; agents' branches opened, "
+              "resolved and merged by the bot.")
         return 0
     except (AssertionError, RuntimeError) as exc:
         print(f"\nmemshelf-bot demo failed: {exc}", file=sys.stderr)

@@ -169,3 +169,21 @@ def test_a_read_only_refusal_marks_the_client_instead_of_failing() -> None:
     assert c.write("comment", flaky(refused)) is None and c.read_only is True
     with pytest.raises(GithubException):
         c.write("comment", flaky(GithubException(404, {"message": "Not Found"}, {})))
+
+
+def test_writes_are_spaced_as_github_advises_unless_the_environment_says_otherwise(tmp_path: Path) -> None:
+    from bot.context import ActionContext, ContextError
+    from bot.inputs import Inputs
+
+    env = {"GITHUB_EVENT_NAME": "push", "GITHUB_REPOSITORY": "octo/shelf", "GITHUB_WORKSPACE": str(tmp_path)}
+
+    def spacing(extra: dict[str, str]) -> float | None:
+        ctx = ActionContext.from_env({**env, **extra}, Inputs(), Runner(env, out=io.StringIO()))
+        return ctx.github.write_spacing
+
+    assert spacing({}) == gh.WRITE_SPACING == 0.25
+    assert spacing({"MEMSHELF_BOT_WRITE_SPACING": "0"}) == 0.0
+    assert spacing({"MEMSHELF_BOT_WRITE_SPACING": " 1.5 "}) == 1.5
+    for bad in ("soon", "-1", "61", "nan"):
+        with pytest.raises(ContextError, match="MEMSHELF_BOT_WRITE_SPACING must be a number of seconds from 0 to 60"):
+            spacing({"MEMSHELF_BOT_WRITE_SPACING": bad})

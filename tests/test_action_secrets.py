@@ -6,7 +6,7 @@ from __future__ import annotations
 from bot.actionrun import StepResult
 from tests import action_harness
 from tests.action_harness import BOT_TOKEN, Harness, episode
-from tests.sandbox_fixtures import push_event
+from tests.sandbox_fixtures import issue_comment_event, push_event
 
 shelf_sandbox, harness = action_harness.shelf_sandbox, action_harness.harness
 
@@ -36,8 +36,9 @@ def channels(h: Harness, result: StepResult) -> dict[str, str]:
 
 def assert_clean(h: Harness, result: StepResult) -> None:
     for name, text in channels(h, result).items():
+        unescaped = text.replace("\\", "")  # Markdown escaping (`ghp\_…`) must not hide a leak
         for secret in SECRETS:
-            assert secret not in text, f"{secret[:6]}… leaked into the {name}"
+            assert secret not in unescaped, f"{secret[:6]}… leaked into the {name}"
     assert result.masks == [BOT_TOKEN]
 
 
@@ -71,3 +72,37 @@ def test_no_token_in_the_render_flow_even_when_git_fails(harness: Harness) -> No
     assert broken.exit_code == 1, broken.stdout
     assert broken.annotations[0].message.startswith("git fetch failed")
     assert_clean(harness, broken)
+
+
+def test_no_secret_or_token_when_an_agent_branch_opens_its_pull_request(harness: Harness) -> None:
+    """The PR's title and body quote the episode (its display title, its digest): masked too."""
+    leakier = LEAKY.replace('display_title: "UPS runtime"', f'display_title: "UPS via {HOST}"').replace(
+        "Open: the NUT client on the backup host.", f"Open: rotate {GITHUB} on the backup host.")
+    main = harness.sb.store.ref("refs/heads/main") or ""
+    after = harness.branch("shelve/leaky", {"docs/topics/2026-09-23-leaky.md": leakier})
+    payload = push_event(harness.sb, "refs/heads/shelve/leaky", main, after, pusher="night-shift-agent")
+    result = harness.step("push", payload, harness.workspace(after))
+    assert result.exit_code == 1 and result.outputs["pr_number"]
+    assert_clean(harness, result)
+    pull = harness.sb.state.pull(int(result.outputs["pr_number"]))
+    assert pull is not None and pull.title.startswith("UPS via «redacted:")
+    assert "Open: rotate «redacted:github-token» on the backup host." in (pull.body or "")
+
+
+def test_no_token_when_resolve_cannot_push(harness: Harness) -> None:
+    """A job token that may read but not push: the push fails, and its message carries no token."""
+    read_only = "ghs_" + "ReadOnly" * 4 + "wxyz"
+    harness.sb.add_token(read_only, "reader-bot[bot]", permission="read")
+    harness.branch("shelve/a", {"docs/topics/2026-09-22-ups.md": episode("2026-09-22-ups")})
+    number = harness.open_pr("shelve/b", {"docs/topics/2026-09-23-nas.md": episode("2026-09-23-nas")})
+    harness.branch("main", {"docs/topics/2026-09-24-dns.md": episode("2026-09-24-dns")})  # something to merge
+    asked = harness.sb.github(action_harness.MAINTAINER_TOKEN).get_repo(action_harness.REPO).get_issue(
+        number).create_comment("/shelf resolve")
+    payload = issue_comment_event(harness.sb, number, "/shelf resolve", user="octo-maintainer", comment_id=asked.id)
+    result = harness.step("issue_comment", payload, harness.workspace(harness.sb.store.ref("refs/heads/main") or ""),
+                          token=read_only)
+    assert result.exit_code == 1
+    assert "😕 `/shelf resolve` failed: the token may not push to shelve/b" in result.summary
+    for name, text in channels(harness, result).items():
+        assert read_only not in text, f"the token leaked into the {name}"
+    assert result.masks == [read_only]

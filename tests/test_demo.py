@@ -1,4 +1,6 @@
-"""`memshelf-bot demo` closes the whole loop on the sandbox, in seconds, and shows each stage."""
+"""`memshelf-bot demo` closes the whole loop on the sandbox, in seconds, and shows each stage: act one
+a pull request checked, fixed, merged and rendered; act two agents' branches opened as pull requests,
+auto-merged, and a conflict settled by `/shelf resolve`."""
 
 from __future__ import annotations
 
@@ -15,7 +17,10 @@ def test_the_demo_runs_the_loop_and_exits_0(tmp_path: Path) -> None:
     stages = ["the night-shift agent pushes night-shift/2026-09-23", "annotations on the diff:",
               "the sticky comment:", "→ the check is red: merging is blocked", "→ the check is green",
               "== INDEX.md on main", "== new ledger rows", "== stats", "== chart and badge, committed on main",
-              "memshelf-bot demo: the loop closed"]
+              "== act two:", "== two night-shift agents shelve from the same main",
+              "== the bot's run for the push of shelve/2026-09-24-backup-window",
+              "== the bot's run for the push of shelve/2026-09-24-dns-cutover",
+              "== homelab-maintainer comments `/shelf resolve` on PR #3", "memshelf-bot demo: the loop closed"]
     positions = [out.index(stage) for stage in stages]
     assert positions == sorted(positions)
     assert "Error    docs/topics/2026-09-23-nas-migration.md#L4  memshelf-bot: id-mismatch" in out
@@ -25,3 +30,16 @@ def test_the_demo_runs_the_loop_and_exits_0(tmp_path: Path) -> None:
     assert "2026-09-23\t2026-09-23-nas-migration\tlive\t30000" in ledger
     assert "2026-09-23\t2026-09-23-ups-runtime-test\tlive\t14000" in ledger
     assert "badge.svg" in out and "stats.svg" in out
+
+    act_two = out[out.index("== act two:"):]
+    assert "PR #2 'Backup window moved to 03:00' (shelve/2026-09-24-backup-window → main), labels [shelf:episode], " \
+           "status [memshelf-bot/validate: success], merged" in act_two
+    assert "  ┆ > The agent moved the nightly backup window to 03:00" in act_two
+    assert "PR #3 'DNS cut over to the new resolver' (shelve/2026-09-24-dns-cutover → main), labels [shelf:episode], " \
+           "status [memshelf-bot/validate: success], dirty" in act_two
+    assert "the sticky comment says: ⚠️ Auto-merge waits: this branch conflicts with `main`." in act_two
+    assert "reactions on the comment: eyes rocket" in act_two
+    assert "│ 🚀 Merged `main` (" in act_two and "│ - unioned, every row from both sides kept: `recall-log.tsv`" in act_two
+    assert act_two.count("status [memshelf-bot/validate: success], merged") == 2
+    log = act_two[act_two.index("recall-log.tsv on main"):]
+    assert "2026-09-21-night-shift-backups\tTimeline\t96" in log and "2026-09-20-zfs-recordsize\tDigest\t60" in log

@@ -369,3 +369,23 @@ def test_graphql_needs_a_token_and_auto_merge_can_be_disabled(sandbox: Sandbox) 
     assert sandbox.state.pull(1).auto_merge is not None
     pr.disable_automerge()
     assert sandbox.state.pull(1).auto_merge is None
+
+
+def test_a_fork_pull_request_shows_the_fork_as_its_head_and_merges_from_refs_pull(sandbox: Sandbox) -> None:
+    sha = branch_with(sandbox, "scratch", {"docs/fork.md": "from a fork\n"})
+    assert sandbox.store.delete_ref("refs/heads/scratch", sha)  # the commit lives only in the fork
+    number = sandbox.open_fork_pull("outsider/shelf", "patch-1", sha, "From a fork", "outsider",
+                                    maintainer_can_modify=True)
+    repo = sandbox.github().get_repo("octo/shelf")
+    pr = repo.get_pull(number)
+    head = pr.head
+    assert (head.label, head.ref, head.sha, head.user.login) == ("outsider:patch-1", "patch-1", sha, "outsider")
+    assert (head.repo.full_name, head.repo.fork, head.repo.owner.login) == ("outsider/shelf", True, "outsider")
+    assert head.repo.url == f"{sandbox.api_url}/repos/outsider/shelf"
+    assert pr.base.repo.full_name == "octo/shelf" and pr.maintainer_can_modify
+    assert sandbox.store.ref(f"refs/pull/{number}/head") == sha
+    assert [p.number for p in repo.get_pulls(head="outsider:patch-1")] == [number]
+    assert list(repo.get_pulls(head="octo:patch-1")) == []
+    assert [f.filename for f in pr.get_files()] == ["docs/fork.md"]
+    merged = pr.merge(merge_method="merge")
+    assert sandbox.store.commit(merged.sha).message.startswith(f"Merge pull request #{number} from outsider/patch-1")

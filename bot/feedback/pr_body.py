@@ -117,6 +117,10 @@ def merged(existing: str | None, new_block: str, compact_block: str, shelf_path:
     return before + new_block + after
 
 
+def has_block(body: str | None, shelf_path: str) -> bool:
+    return _block_span(body or "", shelf_path) is not None
+
+
 def title_is_the_bots(existing_body: str | None, current_title: str, shelf_path: str) -> bool:
     """Whether the PR still has the title the bot last set (so the bot may change it)."""
     span = _block_span(existing_body or "", shelf_path)

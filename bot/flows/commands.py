@@ -154,6 +154,7 @@ def _resolve(request: Request, pull: Any) -> int:
     if not _writer(request, pull):
         return 0
     settled = settle(ctx, pull, request.login)
+    settled.reason = ctx.runner.clean(settled.reason)  # masked before Markdown escaping can hide a secret's shape
     ctx.runner.log(f"memshelf-bot: /shelf resolve on #{request.number}: {settled.outcome}")
     request.reply(pull, resolve_reply(settled, pull, ctx.prefix))
     request.react(DONE if settled.outcome in ("pushed", "up-to-date") else FAILED)
@@ -231,16 +232,16 @@ def resolve_reply(settled: Settlement, pull: Any, prefix: str) -> str:
         lines.append("- regenerated from the merged episodes: "
                      + ", ".join(md.code(repo_path(p, prefix)) for p in result.regenerated))
     if settled.restored:
-        lines.append(f"- kept at {base}'s version (this branch leaves the derived files to {base}): "
-                     + ", ".join(md.code(p) for p in settled.restored))
+        lines.append(f"- derived files: left at {base}'s version, since this branch leaves them to {base} "
+                     f"(the bot renders them there after the merge): {plural(len(settled.restored), 'file')}")
     if result.resolved:
         lines.append("- unioned, every row from both sides kept: "
                      + ", ".join(md.code(repo_path(p, prefix)) for p in result.resolved))
     verdict = result.validation.get("verdict", "valid")
     counts = result.validation.get("counts", {})
-    lines.append(f"- the merged shelf: {VERDICT.get(verdict, verdict)} ({plural(counts.get('error', 0), 'error')}, "
-                 f"{plural(counts.get('warning', 0), 'warning')}); the `memshelf-bot/validate` status on the new "
-                 "head has the pull request's own check")
+    lines.append(f"- the merged shelf validates: {VERDICT.get(verdict, verdict)} "
+                 f"({plural(counts.get('error', 0), 'error')}, {plural(counts.get('warning', 0), 'warning')}); the "
+                 "pull request's own check on the new head is the `memshelf-bot/validate` status")
     if settled.attempts > 1:
         lines.append(f"- the branch moved while the bot worked: {plural(settled.attempts, 'attempt')} in all, "
                      "each on its newest head")

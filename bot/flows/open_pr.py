@@ -15,6 +15,7 @@ workflow), the same run renders the default branch, so the derived files never l
 from __future__ import annotations
 
 import fnmatch
+from collections.abc import Callable
 from typing import Any
 
 from memshelf_render.guard import Change
@@ -33,8 +34,11 @@ ZERO = "0" * 40
 COMPARE_FILES_CAP = 300  # GitHub's compare lists at most 300 files
 
 
-def entries(outcome: Outcome, shelf: Shelf | None, prefix: str) -> list[pr_body.EpisodeEntry]:
-    """The branch's added and modified episodes, in the guard's order, as the PR body lists them."""
+def entries(outcome: Outcome, shelf: Shelf | None, prefix: str,
+            clean: Callable[[str], str]) -> list[pr_body.EpisodeEntry]:
+    """The branch's added and modified episodes, in the guard's order, as the PR body lists them;
+    their text passed through `clean` (the runner's masker) before any Markdown escaping, which
+    would otherwise hide a secret's shape from it."""
     if shelf is None or outcome.guard is None:
         return []
     episodes = {ep.path: ep for ep in shelf.episodes}
@@ -48,9 +52,10 @@ def entries(outcome: Outcome, shelf: Shelf | None, prefix: str) -> list[pr_body.
                      ep.stem)
         kind = ep.get("kind")
         row = rows.get(path)
-        out.append(pr_body.EpisodeEntry(repo_path(path, prefix), named, kind if isinstance(kind, str) else "",
-                                        ep.digest, row.verdict if row else "valid",
-                                        row.errors if row else 0, row.warnings if row else 0))
+        out.append(pr_body.EpisodeEntry(repo_path(path, prefix), clean(named), clean(kind) if isinstance(kind, str)
+                                        else "", clean(ep.digest) if ep.digest else None,
+                                        row.verdict if row else "valid", row.errors if row else 0,
+                                        row.warnings if row else 0))
     return out
 
 
@@ -82,6 +87,19 @@ def check_branch(ctx: ActionContext, head_sha: str, base: str) -> tuple[Outcome,
     return outcome, shelf, comparison, len(files)
 
 
+def _description(ctx: ActionContext, outcome: Outcome, shelf: Shelf | None, branch: str, base: str,
+                 head_sha: str) -> tuple[str, str, str]:
+    """The PR's title, its body block, and the compact block for a body with little room left;
+    masked like everything the bot writes (a digest may hold a secret the check just found)."""
+    listed = entries(outcome, shelf, ctx.prefix, ctx.runner.clean)
+    title = ctx.runner.clean(pr_body.title(listed, branch))
+    full, compact = (ctx.runner.clean(pr_body.block(listed, shelf_path=ctx.inputs.shelf_path, branch=branch,
+                                                    base=base, title_set=title, headline=headline(outcome),
+                                                    head_sha=head_sha, context=pulls.STATUS_CONTEXT, compact=compact))
+                     for compact in (False, True))
+    return title, full, compact
+
+
 def _update(ctx: ActionContext, pull: Any, title: str, new_block: str, compact: str) -> list[str]:
     """Bring an existing PR's title and body up to date; what changed, for the summary."""
     shelf_path = ctx.inputs.shelf_path
@@ -109,22 +127,17 @@ def run(ctx: ActionContext, branch: str, head_sha: str | None = None) -> int:
     if comparison.ahead_by == 0:
         return publish_check(ctx, outcome, shelf, title=heading, head_sha=after, files=files, actions=[
             f"`{branch}` has no commit that `{base}` lacks, so there is nothing to propose: no pull request."])
-    client = ctx.github
-    listed = entries(outcome, shelf, ctx.prefix)
-    title = pr_body.title(listed, branch)
-    make = {compact: pr_body.block(listed, shelf_path=ctx.inputs.shelf_path, branch=branch, base=base,
-                                   title_set=title, headline=headline(outcome), head_sha=after,
-                                   context=pulls.STATUS_CONTEXT, compact=compact) for compact in (False, True)}
+    title, full, compact = _description(ctx, outcome, shelf, branch, base, after)
     actions: list[str] = []
     try:
-        pull, opened = pulls.find_or_open(client, branch, base, title, pr_body.merged(None, make[False], make[True],
-                                                                                      ctx.inputs.shelf_path))
+        pull, opened = pulls.find_or_open(ctx.github, branch, base, title,
+                                          pr_body.merged(None, full, compact, ctx.inputs.shelf_path))
     except pulls.CannotOpen as exc:
         return _cannot_open(ctx, outcome, shelf, branch, after, files, str(exc))
     if opened:
         actions.append(f"Opened pull request #{pull.number} for `{branch}`.")
     else:
-        changed = _update(ctx, pull, title, make[False], make[True])
+        changed = _update(ctx, pull, title, full, compact)
         actions.append(f"Updated pull request #{pull.number} ({' and '.join(changed)})." if changed
                        else f"Pull request #{pull.number} was already up to date.")
     wanted = shelf.settings.auto_merge if shelf is not None else bool(ctx.inputs.overrides.get("auto_merge"))
@@ -137,8 +150,12 @@ def validate_pull(ctx: ActionContext, pull: Any, head_sha: str) -> int:
     token starts no workflow): commit status, labels, sticky comment. Auto-merge as for a push
     when the branch is an agent's; an armed auto-merge is disarmed when the head stops passing."""
     outcome, shelf, _, files = check_branch(ctx, head_sha, pull.base.ref)
+    actions: list[str] = []
+    if pr_body.has_block(pull.body, ctx.inputs.shelf_path):  # the bot's own pull request: its description too
+        changed = _update(ctx, pull, *_description(ctx, outcome, shelf, pull.head.ref, pull.base.ref, head_sha))
+        actions += [f"Updated pull request #{pull.number} ({' and '.join(changed)})."] if changed else []
     wanted = shelf is not None and shelf.settings.auto_merge and is_agent_branch(pull.head.ref, shelf.settings)
-    return _decorate(ctx, pull, outcome, shelf, head_sha, files, f"pull request #{pull.number}, new head", [],
+    return _decorate(ctx, pull, outcome, shelf, head_sha, files, f"pull request #{pull.number}, new head", actions,
                      auto_merge=wanted)
 
 
