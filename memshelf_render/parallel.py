@@ -38,17 +38,41 @@ def _run(job: tuple[Callable[[Any, Sequence[T]], list[R]], Sequence[T]]) -> list
     return fn(_STATE, chunk)
 
 
+class Pending:
+    """Chunks being worked on by a pool; `result()` waits for them, `cancel()` drops them."""
+
+    def __init__(self, fn: Callable[[Any, Sequence[T]], list[R]], items: Sequence[T], state: Any, jobs: int):
+        global _STATE
+        size = -(-len(items) // (jobs * 4))
+        chunks = [items[i : i + size] for i in range(0, len(items), size)]
+        _STATE = state
+        self._pool = multiprocessing.get_context("fork").Pool(jobs)
+        self._async = self._pool.map_async(_run, [(fn, chunk) for chunk in chunks])
+
+    def result(self) -> list[R]:
+        try:
+            return [r for part in self._async.get() for r in part]
+        finally:
+            self._finish(self._pool.close)
+
+    def cancel(self) -> None:
+        self._finish(self._pool.terminate)
+
+    def _finish(self, stop: Callable[[], None]) -> None:
+        global _STATE
+        stop()
+        self._pool.join()
+        _STATE = None
+
+
+def start(fn: Callable[[Any, Sequence[T]], list[R]], items: Sequence[T], *, state: Any, jobs: int) -> Pending:
+    """Begin `fn(state, chunk)` over `items` on `jobs` forked workers (jobs >= 2)."""
+    return Pending(fn, items, state, jobs)
+
+
 def map_chunks(fn: Callable[[Any, Sequence[T]], list[R]], items: Sequence[T], *, state: Any, jobs: int) -> list[R]:
     """`fn(state, items)`, split over `jobs` forked workers; results in the order of `items`.
     `fn` must be a module-level function (it is sent to the workers by name)."""
-    global _STATE
     if jobs <= 1:
         return fn(state, items)
-    size = -(-len(items) // (jobs * 4))
-    chunks = [items[i : i + size] for i in range(0, len(items), size)]
-    _STATE = state
-    try:
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            return [r for part in pool.map(_run, [(fn, chunk) for chunk in chunks]) for r in part]
-    finally:
-        _STATE = None
+    return start(fn, items, state=state, jobs=jobs).result()

@@ -74,7 +74,19 @@ BUILTIN: tuple[Rule, ...] = (
 )
 
 _GH = re.compile(r"gh[pousr]_")
-_ENV_SCREEN = re.compile(r"(?:token|secret|passw|pwd|api[_-]?key|access[_-]?key)[a-z0-9_]*\s*=")
+_ENV_HINTS = ("token", "secret", "passw", "pwd", "api", "access")
+_ENV_TAIL = re.compile(r"[a-z0-9_-]*\s*=")
+
+
+def _env_assignment(lower: str) -> bool:
+    """Some env-secret keyword, then identifier characters, then '=' (a superset of the rule)."""
+    for hint in _ENV_HINTS:
+        at = lower.find(hint)
+        while at != -1:
+            if _ENV_TAIL.match(lower, at + len(hint)):
+                return True
+            at = lower.find(hint, at + 1)
+    return False
 
 
 def _may_hold_secret(text: str, lower: str | None = None) -> bool:
@@ -83,7 +95,7 @@ def _may_hold_secret(text: str, lower: str | None = None) -> bool:
     if "AKIA" in text or "squ_" in text or ("gh" in text and _GH.search(text)):
         return True
     lower = text.lower() if lower is None else lower
-    return "bearer" in lower or ("=" in text and _ENV_SCREEN.search(lower) is not None)
+    return "bearer" in lower or ("=" in text and _env_assignment(lower))
 
 
 @dataclass(slots=True)

@@ -48,9 +48,15 @@ class Settings:
 
     @classmethod
     def from_mapping(cls, data: dict[str, Any]) -> Settings:
+        """Known keys whose values have the default's type; the schema reports anything else."""
         s = cls()
         for key, value in data.items():
-            setattr(s, key, tuple(value) if isinstance(value, list) else value)
+            if not isinstance(key, str) or key not in cls.__dataclass_fields__:
+                continue
+            value = tuple(value) if isinstance(value, list) else value
+            default = getattr(s, key)
+            if type(value) is type(default) or (isinstance(default, tuple) and isinstance(value, tuple)):
+                setattr(s, key, value)
         return s
 
 
@@ -101,6 +107,7 @@ class Shelf:
     settings: Settings
     docshelf: DocshelfConfig
     docshelf_problem: str | None = None
+    unchecked_schemas: tuple | None = None
 
     @property
     def profile(self) -> str:
@@ -151,6 +158,11 @@ class Shelf:
     def extra_dirs(self) -> list[str]:
         dirs = self.manifest.get("extra_dirs")
         return [d.strip("/") for d in dirs] if isinstance(dirs, list) else []
+
+    def schema_problems(self) -> list[Finding]:
+        """The deferred schema checks of `load_shelf(..., defer_schemas=True)` (once)."""
+        pending, self.unchecked_schemas = self.unchecked_schemas, None
+        return schema_findings(*pending) if pending else []
 
     def abs(self, rel: str) -> Path:
         return self.root / rel
@@ -319,20 +331,35 @@ def _load_yaml_file(root: Path, rel: str, code: str) -> tuple[Any, dict[str, int
     return data, lines, []
 
 
-def load_settings(root: Path) -> tuple[Settings | None, list[Finding]]:
-    if not (root / SETTINGS).exists() and not os.path.islink(root / SETTINGS):
-        return Settings(), []
-    if os.path.islink(root / SETTINGS):
-        return None, [Finding("settings-invalid", SETTINGS, None, "is a symbolic link (not followed)")]
+def _read_settings(root: Path) -> tuple[Any, dict[str, int], list[Finding]]:
+    """`.memshelf-bot.yml` as YAML (absent: an empty mapping); schema checked separately."""
+    path = root / SETTINGS
+    if os.path.islink(path):
+        return None, {}, [Finding("settings-invalid", SETTINGS, None, "is a symbolic link (not followed)")]
+    if not path.exists():
+        return {}, {}, []
     data, lines, problems = _load_yaml_file(root, SETTINGS, "settings-invalid")
-    if problems:
-        return None, problems
-    if data is None:
-        return Settings(), []
-    errors = _schema_errors(data, "settings.schema.json")
-    if errors:
-        return None, [Finding("settings-invalid", SETTINGS, lines.get(key), msg) for key, msg in errors]
-    return Settings.from_mapping(data), []
+    return ({} if data is None and not problems else data), lines, problems
+
+
+def _settings_findings(settings: Any, lines: dict[str, int]) -> list[Finding]:
+    return [Finding("settings-invalid", SETTINGS, lines.get(key), msg)
+            for key, msg in _schema_errors(settings, "settings.schema.json")]
+
+
+def schema_findings(manifest: Any, manifest_lines: dict[str, int], settings: Any,
+                    settings_lines: dict[str, int]) -> list[Finding]:
+    """shelf.yml against the shelf-spec schema, `.memshelf-bot.yml` against ours."""
+    found = [Finding("manifest-invalid", MANIFEST, manifest_lines.get(key), msg)
+             for key, msg in _schema_errors(manifest, "shelf.schema.json")]
+    return found or _settings_findings(settings, settings_lines)
+
+
+def load_settings(root: Path) -> tuple[Settings | None, list[Finding]]:
+    """`.memshelf-bot.yml` alone, schema-checked (absent: the defaults)."""
+    data, lines, problems = _read_settings(root)
+    problems = problems or _settings_findings(data, lines)
+    return (None, problems) if problems else (Settings.from_mapping(data), [])
 
 
 def load_docshelf(root: Path) -> tuple[DocshelfConfig, str | None]:
@@ -377,8 +404,11 @@ def docshelf_from_mapping(data: Any) -> tuple[DocshelfConfig, str | None]:
     return cfg, None
 
 
-def load_shelf(root: str | Path) -> tuple[Shelf | None, list[Finding]]:
-    """Load the manifest and settings; config findings (exit 2) come back with no Shelf."""
+def load_shelf(root: str | Path, *, defer_schemas: bool = False) -> tuple[Shelf | None, list[Finding]]:
+    """Load the manifest and settings; config findings (exit 2) come back with no Shelf.
+
+    `defer_schemas` leaves the JSON-Schema checks to `Shelf.schema_problems()`, so a caller can
+    start work that needs only the parsed files (and import jsonschema) in the meantime."""
     root = Path(root)
     manifest_path = root / MANIFEST
     if os.path.islink(manifest_path):
@@ -391,14 +421,19 @@ def load_shelf(root: str | Path) -> tuple[Shelf | None, list[Finding]]:
         return None, problems
     if not isinstance(data, dict):
         return None, [Finding("manifest-invalid", MANIFEST, 1, "shelf.yml is not a mapping of keys to values")]
-    errors = _schema_errors(data, "shelf.schema.json")
-    if errors:
-        return None, [Finding("manifest-invalid", MANIFEST, lines.get(key), msg) for key, msg in errors]
-    settings, problems = load_settings(root)
-    if settings is None:
+    settings_data, settings_lines, problems = _read_settings(root)
+    if problems:
         return None, problems
+    pending = (data, lines, settings_data, settings_lines)
+    if not defer_schemas:
+        problems = schema_findings(*pending)
+        if problems:
+            return None, problems
+    settings = Settings.from_mapping(settings_data if isinstance(settings_data, dict) else {})
     docshelf, problem = load_docshelf(root)
-    return Shelf(root, data, lines, settings, docshelf, problem), []
+    shelf = Shelf(root, data, lines, settings, docshelf, problem)
+    shelf.unchecked_schemas = pending if defer_schemas else None
+    return shelf, []
 
 
 def load_for_command(root: str | Path) -> Shelf | None:

@@ -51,8 +51,10 @@ class Report:
         return {"valid": 0, "violations": 1, "config-error": 2}[self.verdict]
 
 
-def validate_shelf(shelf: Shelf, *, changed: list[str] | None = None) -> list[Finding]:
-    """All findings for a loaded shelf (full mode), or for the changed episodes (PR mode)."""
+def validate_shelf(shelf: Shelf, *, changed: list[str] | None = None,
+                   started: parallel.Pending | None = None) -> list[Finding]:
+    """All findings for a loaded shelf (full mode), or for the changed episodes (PR mode).
+    `started`: the episode checks, already under way (see `run`)."""
     ctx = Context(shelf)
     findings: list[Finding] = []
     findings += structure.manifest_checks(ctx)
@@ -66,7 +68,7 @@ def validate_shelf(shelf: Shelf, *, changed: list[str] | None = None) -> list[Fi
         findings += structure.layout_checks(ctx, only={_shelf_relative(shelf.root, c) for c in changed})
     if shelf.is_memory:
         summaries: list[structure.Summary] = []
-        for episode_findings, summary in check_episodes(ctx, refs):
+        for episode_findings, summary in (started.result() if started else check_episodes(ctx, refs)):
             findings += episode_findings
             summaries.append(summary)
         if changed is None:
@@ -138,13 +140,28 @@ def _masked(findings: list[Finding], ctx: Context) -> list[Finding]:
 
 
 def run(path: str | Path, *, changed: list[str] | None = None, strict: bool = False) -> Report:
-    shelf, problems = load_shelf(path)
+    """Validate the shelf at `path`. On a big shelf the episode checks start on every core while
+    this process imports jsonschema and checks shelf.yml; a config error cancels them."""
+    shelf, problems = load_shelf(path, defer_schemas=True)
     report = Report(Path(path), strict=strict)
-    if shelf is None:
+    started = None
+    if shelf is not None and changed is None and shelf.is_memory:
+        refs = shelf.layout.episodes
+        jobs = parallel.jobs_for(len(refs))
+        if jobs > 1:
+            ctx = Context(shelf)
+            ctx.policy  # noqa: B018 - parse POLICY.patterns once, before the fork
+            started = parallel.start(_check_refs, refs, state=ctx, jobs=jobs)
+        problems = shelf.schema_problems()
+    elif shelf is not None:
+        problems = shelf.schema_problems()
+    if shelf is None or problems:
+        if started is not None:
+            started.cancel()
         report.findings = problems
         report.config_error = True
         return report
-    report.findings = validate_shelf(shelf, changed=changed)
+    report.findings = validate_shelf(shelf, changed=changed, started=started)
     report.episodes = len(shelf.layout.episodes) if changed is None else len(changed)
     return report
 

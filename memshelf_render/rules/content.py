@@ -17,40 +17,49 @@ from .context import Context
 _MARKER = re.compile(r"^(?:<{7}|>{7}|\|{7})(?: |$)", re.MULTILINE)
 _SEPARATOR = re.compile(r"^=======[ \t]*$", re.MULTILINE)
 
-# (cheap lowercase keywords that must all be absent for the pattern to be impossible, pattern)
-_GATED: tuple[tuple[tuple[str, ...], str], ...] = (
-    (("ignore", "disregard", "forget", "override", "bypass"),
+# (gate, pattern): the gate is a tuple of keyword groups; the pattern can only match when, for
+# every group, one of its lowercase keywords occurs in the text.
+_GATED: tuple[tuple[tuple[tuple[str, ...], ...], str], ...] = (
+    ((("ignore", "disregard", "forget", "override", "bypass"),),
      r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|of\s+)*"
      r"(?:previous|prior|above|earlier|preceding|existing|system|original)\s+"
      r"(?:instructions?|prompts?|rules|directions|guidelines|context|messages?)"),
-    (("now",), r"\byou\s+(?:must|should|will)\s+now\b"),
-    (("now",), r"\bfrom\s+now\s+on,?\s+(?:you|the\s+assistant|the\s+agent)\b"),
-    (("now",), r"\byou\s+are\s+now\s+(?:a|an|the|in|my)\b"),
-    (("instructions",), r"\b(?:new|updated|real)\s+(?:system\s+)?instructions\s*:"),
-    (("system prompt",), r"\b(?:reveal|print|show|repeat)\s+(?:your|the)\s+system\s+prompt\b"),
-    (("the user",), r"\bdo\s+not\s+(?:tell|inform|alert)\s+the\s+user\b"),
-    (("<",), r"</?\s*(?:system|assistant|user|tool|tool_call|tool_result|function_calls?|invoke|instructions?)\s*>"),
-    (("<|",), r"<\|(?:im_start|im_end|system|user|assistant|endoftext)\|>"),
-    (("inst]", "<<"), r"\[/?INST\]|<<\s*/?SYS\s*>>"),
-    (("игнор", "забуд", "отброс"),
+    ((("now",), ("you",)), r"\byou\s+(?:must|should|will)\s+now\b"),
+    ((("now",), ("from",)), r"\bfrom\s+now\s+on,?\s+(?:you|the\s+assistant|the\s+agent)\b"),
+    ((("now",), ("you",)), r"\byou\s+are\s+now\s+(?:a|an|the|in|my)\b"),
+    ((("instructions",),), r"\b(?:new|updated|real)\s+(?:system\s+)?instructions\s*:"),
+    ((("prompt",),), r"\b(?:reveal|print|show|repeat)\s+(?:your|the)\s+system\s+prompt\b"),
+    ((("user",), ("tell", "inform", "alert")), r"\bdo\s+not\s+(?:tell|inform|alert)\s+the\s+user\b"),
+    ((("<",),), r"</?\s*(?:system|assistant|user|tool|tool_call|tool_result|function_calls?|invoke|instructions?)\s*>"),
+    ((("<|",),), r"<\|(?:im_start|im_end|system|user|assistant|endoftext)\|>"),
+    ((("inst]", "<<"),), r"\[/?INST\]|<<\s*/?SYS\s*>>"),
+    ((("игнор", "забуд", "отброс"),),
      r"(?:игнорируй|игнорируйте|забудь|забудьте|отбрось|отбросьте)\s+(?:все\s+)?"
      r"(?:предыдущие|прежние|прошлые|системные)\s+(?:инструкции|указания|правила)"),
-    (("теперь",), r"\bтеперь\s+ты\s+(?:должен|должна|обязан)\b"),
+    ((("теперь",),), r"\bтеперь\s+ты\s+(?:должен|должна|обязан)\b"),
 )
-_PATTERNS = tuple((frozenset(keys), re.compile(rx, re.IGNORECASE)) for keys, rx in _GATED)
-_KEYWORDS = tuple(sorted({k for keys, _ in _GATED for k in keys}))
+_PATTERNS = tuple((gate, re.compile(rx, re.IGNORECASE), all(not k.isascii() for g in gate for k in g))
+                  for gate, rx in _GATED)
 
 
 def find_instructions(text: str, lower: str | None = None) -> list[re.Match[str]]:
-    """Instruction-shaped matches in `text`, in order; a pattern runs only when one of its
-    keywords occurs (the common, clean case costs one scan of the lowercased text)."""
+    """Instruction-shaped matches in `text`, in order. A pattern runs only when its keyword gate
+    passes, so clean text costs a few substring checks of the lowercased text."""
     lower = text.lower() if lower is None else lower
-    present = {k for k in _KEYWORDS if k in lower}
+    ascii_only = lower.isascii()
+    seen: dict[str, bool] = {}
+
+    def has(word: str) -> bool:
+        hit = seen.get(word)
+        if hit is None:
+            hit = seen[word] = word in lower
+        return hit
+
     found: list[re.Match[str]] = []
-    if not present:
-        return found
-    for keys, regex in _PATTERNS:
-        if keys & present:
+    for gate, regex, cyrillic in _PATTERNS:
+        if cyrillic and ascii_only:
+            continue
+        if all(any(has(k) for k in group) for group in gate):
             found.extend(regex.finditer(text))
     found.sort(key=lambda m: m.start())
     return found

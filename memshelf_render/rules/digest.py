@@ -10,13 +10,13 @@ from ..findings import Finding
 from .context import Context
 
 MAX_WORDS = 120
+# The patterns run on the lowercased digest (cheaper than IGNORECASE).
 _WE = re.compile(
     r"(?<!\w)(we['’]re|we['’]ve|we['’]d|we|ours|our|us|мы|нам|нас|нашего|нашему|нашими|наших"
     r"|нашем|нашею|нашей|нашим|наша|наше|наши|нашу|наш)(?![\w])",
-    re.IGNORECASE,
 )
-_BARE = re.compile(r"(?:^|(?<=[.!?])\s+)(it|this|that|they|these|those|это|эти|они)\b", re.IGNORECASE)
-_CUE = re.compile(r"\b(?:decid|reject|chose|open|todo|verdict|реш|отклон|выбра|открыт|итог)", re.IGNORECASE)
+_BARE = re.compile(r"(?:^|(?<=[.!?])\s+)(it|this|that|they|these|those|это|эти|они)\b")
+_CUE = re.compile(r"\b(?:decid|reject|chose|open|todo|verdict|реш|отклон|выбра|открыт|итог)")
 _CONTENT_WORD = re.compile(r"\w{4,}")
 _STOP = frozenset(
     "about after again also because been before both could each from have into just like many more "
@@ -48,15 +48,17 @@ def check(ep: Episode, ctx: Context) -> Iterator[Finding]:
     words = len(text.split())
     if words > MAX_WORDS:
         yield Finding("digest-too-long", ep.path, line, f"the digest has {words} words; the limit is {MAX_WORDS}")
-    found = sorted({m.group(1).lower().replace("’", "'") for m in _WE.finditer(text)})
+    low = text.lower()
+    found = sorted({m.group(1).replace("’", "'") for m in _WE.finditer(low)})
     if found:
         yield Finding("digest-referent-we", ep.path, _line_of(ep, sec, _WE),
                       f"first person plural in the digest: {', '.join(found)}")
-    bare = _BARE.search(text)
+    bare = _BARE.search(low)
     if bare:
+        word = text[bare.start(1):bare.end(1)] if len(low) == len(text) else bare.group(1)
         yield Finding("digest-referent-bare", ep.path, _line_of(ep, sec, _BARE),
-                      f"a sentence opens with a bare '{bare.group(1)}'")
-    if not _CUE.search(text):
+                      f"a sentence opens with a bare '{word}'")
+    if not _CUE.search(low):
         yield Finding("digest-thin", ep.path, line, "no decided/rejected/chosen/open/todo/verdict cue in the digest")
     grounding = _grounding(ep, sec, text)
     if grounding is not None and grounding < GROUNDING_MIN:
@@ -66,7 +68,7 @@ def check(ep: Episode, ctx: Context) -> Iterator[Finding]:
 
 def _line_of(ep: Episode, sec, regex: re.Pattern[str]) -> int:
     for idx in range(sec.start, sec.end):
-        if regex.search(ep.lines[idx]):
+        if regex.search(ep.lines[idx].lower()):
             return idx + 1
     return sec.line
 
