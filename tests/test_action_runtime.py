@@ -32,7 +32,8 @@ def test_inputs_override_settings_only_when_given() -> None:
 
 @pytest.mark.parametrize("env, message", [
     ({"INPUT_SHELF-PATH": "x", "INPUT_COLOUR": "red"}, "unknown input(s): colour, shelf-path;"),
-    ({"INPUT_MODE": "resolve"}, "input 'mode' must be one of auto, validate, render, guard, badge, got 'resolve'"),
+    ({"INPUT_MODE": "rebase"}, "input 'mode' must be one of auto, validate, render, guard, open-pr, resolve, "
+                               "badge, got 'rebase'"),
     ({"INPUT_AUTO_MERGE": "1"}, "input 'auto_merge' must be true or false, got '1'"),
     ({"INPUT_COMMENT": "loud"}, "input 'comment' must be one of auto, always, never, got 'loud'"),
     ({"INPUT_SHELF_PATH": "/abs"}, "input 'shelf_path' must be a path inside the workspace, got '/abs'"),
