@@ -316,3 +316,36 @@ def test_render_re_renders_the_bots_own_branch_and_nothing_else(harness: Harness
     assert replies(harness, other)[-1].startswith("😕 `/shelf render` re-renders the bot's own open pull requests "
                                                   "(branches `memshelf-bot/…`), and this pull request's branch is "
                                                   "`shelve/x`")
+
+
+def test_resolve_on_a_branch_that_already_contains_its_base(harness: Harness) -> None:
+    stale = agent_branch(harness, "shelve/stale", {UPS: episode("2026-09-22-ups")}, [], render=False)
+    work = harness.workspace(stale)  # the agent rendered by hand, and got INDEX.md wrong
+    (work / "INDEX.md").write_text("# my own index\n", encoding="utf-8")
+    git("commit", "--quiet", "-am", "hand-made index", cwd=work, home=harness.home)
+    git("push", "--quiet", "origin", "HEAD:refs/heads/shelve/stale", cwd=work, home=harness.home)
+    head = git("rev-parse", "HEAD", cwd=work, home=harness.home)
+    number = pull_for(harness, "shelve/stale")
+    result, _ = command(harness, number, "/shelf resolve")
+    new = harness.sb.store.ref("refs/heads/shelve/stale") or ""
+    assert result.exit_code == 0 and harness.sb.store.commit(new).parents == (head,)
+    assert harness.sb.store.commit(new).message.startswith("Regenerate the derived files of shelve/stale")
+    assert "2026-09-22-ups" in harness.show(new, "INDEX.md")
+    assert replies(harness, number)[-1].startswith("🚀 `shelve/stale` already contains `main` (")
+
+    plain = harness.open_pr("shelve/plain", {NAS: episode("2026-09-23-nas")})
+    before = harness.sb.store.ref("refs/heads/shelve/plain")
+    mark = len(harness.sb.calls)
+    nothing, _ = command(harness, plain, "/shelf resolve")
+    assert nothing.exit_code == 0 and pushes(harness, mark) == 0
+    assert harness.sb.store.ref("refs/heads/shelve/plain") == before
+    assert replies(harness, plain)[-1].startswith("🚀 Nothing to resolve: `shelve/plain` already contains `main`")
+
+
+def test_resolve_on_a_closed_pull_request_is_refused(harness: Harness) -> None:
+    number = harness.open_pr("shelve/done", {UPS: episode("2026-09-22-ups")})
+    harness.repo.get_pull(number).edit(state="closed")
+    result, _ = command(harness, number, "/shelf resolve")
+    assert result.exit_code == 0
+    assert replies(harness, number)[-1].startswith("😕 `/shelf resolve` cannot work on this pull request: the pull "
+                                                   "request is closed. Nothing was pushed.")

@@ -267,3 +267,15 @@ def test_a_deleted_agent_branch_and_a_tag_are_nothing_to_do(harness: Harness) ->
     tag = push_event(harness.sb, "refs/tags/v1", ZERO, main, pusher="octo")
     tagged = harness.step("push", tag, harness.workspace(main))
     assert tagged.exit_code == 0 and "does not act on a push to refs/tags/v1 (not a branch)" in tagged.summary
+
+
+def test_a_branch_that_breaks_shelf_yml_gets_its_pull_request_with_an_error_status(harness: Harness) -> None:
+    result = push(harness, "shelve/cfg", {"shelf.yml": "spec_version: 0.1\nprofile: memory\n"})
+    after = harness.sb.store.ref("refs/heads/shelve/cfg")
+    assert result.exit_code == 2 and result.outputs["verdict"] == "config-error"
+    [pr] = open_pulls(harness, "shelve/cfg")
+    assert pr.title == "Shelve shelve/cfg"
+    assert sorted(label.name for label in pr.labels) == ["shelf:episode", "shelf:invalid"]
+    status = status_of(harness, after)
+    assert (status.state, status.description) == (
+        "error", "configuration error: shelf.yml or .memshelf-bot.yml is missing or invalid")

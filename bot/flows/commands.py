@@ -226,8 +226,10 @@ def resolve_reply(settled: Settlement, pull: Any, prefix: str) -> str:
                             "recall-log.tsv, commits\ngit push", "sh")
                 + "\n\nor fix the episodes on the branch so they no longer collide, and comment `/shelf resolve` "
                   "again.")
-    lines = [f"🚀 Merged {base} ({md.code(settled.base[:12])}) into {head} and pushed "
-             f"{md.code(settled.commit[:12])}: a plain push on top of {md.code(settled.head[:12])}.", ""]
+    done = (f"Merged {base} ({md.code(settled.base[:12])}) into {head}" if settled.merged else
+            f"{head} already contains {base} ({md.code(settled.base[:12])}); regenerated its derived files")
+    lines = [f"🚀 {done} and pushed {md.code(settled.commit[:12])}: a plain push on top of "
+             f"{md.code(settled.head[:12])}.", ""]
     if settled.carries_derived and result.regenerated:
         lines.append("- regenerated from the merged episodes: "
                      + ", ".join(md.code(repo_path(p, prefix)) for p in result.regenerated))

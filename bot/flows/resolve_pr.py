@@ -44,6 +44,7 @@ class Settlement:
     result: ResolveResult | None = None
     reason: str = ""  # refused / failed: why
     carries_derived: bool = False
+    merged: bool = False  # the base was merged in (else the head already held it: derived files only)
     attempts: int = 0
     restored: list[str] = field(default_factory=list)  # derived paths kept at the base's version
 
@@ -94,7 +95,10 @@ def settle(ctx: ActionContext, pull: Any, requested_by: str) -> Settlement:
             return settled
 
 
-def _message(base_ref: str, head_ref: str, requested_by: str) -> str:
+def _message(base_ref: str, head_ref: str, requested_by: str, merged: bool) -> str:
+    if not merged:
+        return (f"Regenerate the derived files of {head_ref}\n\nBy memshelf-bot on /shelf resolve (requested by "
+                f"{requested_by}): {head_ref} already contains {base_ref}; its derived files follow its episodes.\n")
     return (f"Merge {base_ref} into {head_ref}\n\nSettled by memshelf-bot on /shelf resolve (requested by "
             f"{requested_by}): derived files regenerated from the merged episodes, recall-log.tsv unioned.\n")
 
@@ -122,7 +126,7 @@ def _attempt(ctx: ActionContext, clone: LocalRepo, head_ref: str, base_ref: str,
         return Settlement("failed", head, base, reason=f"the merged shelf does not load: {exc}")
     except ResolveGitError as exc:
         return Settlement("failed", head, base, reason=f"git failed while resolving: {exc}")
-    settled = Settlement("needs-human", head, base, result=result, carries_derived=carries)
+    settled = Settlement("needs-human", head, base, result=result, carries_derived=carries, merged=in_merge)
     if result.unresolved:
         return settled
     if carries and not in_merge and result.regenerated:
@@ -132,7 +136,7 @@ def _attempt(ctx: ActionContext, clone: LocalRepo, head_ref: str, base_ref: str,
     if not in_merge and clone.run("diff", "--cached", "--quiet").returncode == 0:
         settled.outcome = "up-to-date"
         return settled
-    clone.git("commit", "--quiet", "--no-verify", "-m", _message(base_ref, head_ref, requested_by))
+    clone.git("commit", "--quiet", "--no-verify", "-m", _message(base_ref, head_ref, requested_by, in_merge))
     settled.commit = clone.git("rev-parse", "HEAD").strip()
     settled.outcome = "ready"
     return settled
