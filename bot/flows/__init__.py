@@ -1,1 +1,2 @@
-"""The Action's flows, one per kind of event: pull request, render on main, agent-branch push."""
+"""The Action's flows, one per kind of event: pull request, render on main, agent-branch push
+(open-pr), `/shelf` commands in a pull request's conversation (resolve, render, help)."""

@@ -111,7 +111,7 @@ def run(ctx: ActionContext) -> int:
         return _ignore(ctx, "a /shelf command on an issue (the commands work in pull requests)")
     request = Request(ctx, int(issue["number"]), int(comment["id"]), str(user.get("login", "")), command)
     if not request.react(SEEN):
-        return _ignore(ctx, f"{request.label}: its comment was deleted before the bot could act")
+        return _ignore(ctx, f"/shelf {command}: its comment was deleted before the bot could act")
     pull = ctx.github.pull(request.number)
     handler = HANDLERS.get(command)
     if handler is None:
