@@ -130,6 +130,8 @@ def test_concurrent_pushes_still_make_one_pull_request(harness: Harness) -> None
     assert [r.exit_code for r in results] == [0, 0, 0], [r.stdout for r in results]
     [pr] = open_pulls(harness, "shelve/twice")
     assert {r.outputs["pr_number"] for r in results} == {str(pr.number)}
+    creates = [c.status for c in harness.sb.calls_to("POST", "/repos/octo/shelf/pulls")]
+    assert creates.count(201) == 1 and set(creates) <= {201, 422}  # a lost race is a 422, then the winner's PR
     assert [label.name for label in pr.labels] == ["shelf:episode"]
     assert len([label for label in harness.sb.state.labels.values() if label.name == "shelf:episode"]) == 1
 
