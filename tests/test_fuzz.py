@@ -209,3 +209,18 @@ def test_simple_frontmatter_fast_path_equals_yaml(lines):
 @given(st.lists(_lines, min_size=1, max_size=5))
 def test_simple_frontmatter_fast_path_equals_yaml_40k(lines):
     _fast_equals_full(lines)
+
+
+_meta_text = st.text(alphabet=st.characters(codec="utf-8"), max_size=12)
+
+
+@FAST
+@given(st.dictionaries(_meta_text, st.tuples(_meta_text, _meta_text).map(
+    lambda td: {"title": td[0], "description": td[1]}), min_size=1, max_size=5))
+def test_meta_json_writer_equals_json_dumps(entries):
+    """The hand-written .meta.json encoder gives json.dumps(indent=2, ensure_ascii=False)'s bytes."""
+    import json
+
+    from memshelf_render.render.meta import meta_bytes
+
+    assert meta_bytes(entries) == (json.dumps(entries, indent=2, ensure_ascii=False) + "\n").encode("utf-8")

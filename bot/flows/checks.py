@@ -125,7 +125,7 @@ def add_rows(outcome: Outcome, shelf: Shelf, base_index: str, base_ledger: str) 
         return
     episodes = {ep.path: ep for ep in shelf.episodes}
     records, _ = collect(shelf.episodes)
-    files, _ = plan(shelf, records, badge=False)
+    files, _ = plan(shelf, records, badge=False, draw_chart=False)
     index_bytes = files.get(posixpath.normpath(shelf.index_path))
     head_index = index_bytes.decode("utf-8") if index_bytes else shelf.read_text(shelf.index_path) or ""
     head_ledger = (files.get(posixpath.normpath(shelf.ledger_path)) or b"").decode("utf-8")

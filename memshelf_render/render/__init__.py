@@ -144,10 +144,11 @@ def _badge(shelf: Shelf, records: list[Record], index_text: str) -> dict[str, by
 
 
 def plan(shelf: Shelf, records: list[Record], *, badge: bool | None = None,
-         chart: ChartJob | None = None) -> tuple[dict[str, bytes | None], list[str]]:
+         chart: ChartJob | None = None, draw_chart: bool = True) -> tuple[dict[str, bytes | None], list[str]]:
     """Every derived path's desired bytes (None = must be absent), in render order, and warnings.
 
     INDEX comes first so the chart (which counts INDEX tokens) is drawing while the rest renders.
+    `draw_chart=False` leaves stats.svg out, for callers that only read the text files.
     """
     warnings: list[str] = []
     if shelf.docshelf_problem:
@@ -157,10 +158,12 @@ def plan(shelf: Shelf, records: list[Record], *, badge: bool | None = None,
     docs_meta = meta_entries(records, archived=False)
     docs_index = _index_files(shelf, docs_book(shelf), docs_meta, splits, foot)
     index_str = _index_str(shelf, docs_index)
-    try:
-        drawing = _chart(records, index_str, shelf, chart or ChartJob(0))
-    except ImportError as exc:
-        drawing = _unavailable(exc)
+    drawing: Callable[[], bytes] | None = None
+    if draw_chart:
+        try:
+            drawing = _chart(records, index_str, shelf, chart or ChartJob(0))
+        except ImportError as exc:
+            drawing = _unavailable(exc)
 
     files: dict[str, bytes | None] = {normalize(shelf.ledger_path): ledger_bytes(records)}
     files.update(_meta_files(shelf, docs_meta, archived=False))
@@ -175,10 +178,11 @@ def plan(shelf: Shelf, records: list[Record], *, badge: bool | None = None,
     elif on_disk(shelf.root, ARCHIVE_INDEX).exists:
         files[ARCHIVE_INDEX] = None
 
-    try:
-        files[STATS_PATH] = drawing()
-    except ImportError as exc:
-        warnings.append(f"{STATS_PATH} not drawn: the chart renderer is unavailable ({exc})")
+    if drawing is not None:
+        try:
+            files[STATS_PATH] = drawing()
+        except ImportError as exc:
+            warnings.append(f"{STATS_PATH} not drawn: the chart renderer is unavailable ({exc})")
     if badge_enabled(shelf, badge):
         try:
             drawn = _badge(shelf, records, index_str)
@@ -196,12 +200,18 @@ def _index_str(shelf: Shelf, docs_index: dict[str, bytes | None]) -> str:
     return shelf.read_text(shelf.index_path) or ""
 
 
+SHARE_CORES_FROM = 6000
+
+
 def render_shelf(shelf: Shelf, *, check: bool = False, badge: bool | None = None) -> RenderResult:
     """Render every derived file; with `check`, write nothing and list what differs."""
     # --check never forks the chart helper: an unchanged chart is judged by its input hash alone.
-    # When the helper runs (importing matplotlib takes a core), the parse leaves it that core.
-    with ChartJob(0 if check else len(shelf.layout.episodes)) as chart:
-        records, skipped = collect_shelf(shelf, workers=max(1, cores() - 1) if chart.forked else None)
+    # When the helper runs, importing matplotlib takes a core for about as long as parsing a few
+    # thousand episodes: below SHARE_CORES_FROM the parse leaves the helper its core.
+    count = len(shelf.layout.episodes)
+    with ChartJob(0 if check else count) as chart:
+        workers = max(1, cores() - 1) if chart.forked and count < SHARE_CORES_FROM else None
+        records, skipped = collect_shelf(shelf, workers=workers)
         files, warnings = plan(shelf, records, badge=badge, chart=chart)
     outcome = sync(shelf.root, files, check=check)
     return RenderResult(

@@ -29,7 +29,18 @@ def meta_entries(records: list[Record], *, archived: bool) -> dict[str, dict[str
 
 
 def meta_bytes(entries: dict[str, Entry] | None) -> bytes | None:
-    """The file's bytes, or None when the category has no entry (the file must be absent)."""
+    """The file's bytes, or None when the category has no entry (the file must be absent).
+
+    Exactly `json.dumps(entries, indent=2, ensure_ascii=False)` plus a newline, written out by
+    hand: with `indent`, json falls back to its pure-Python encoder, which dominates big shelves."""
     if not entries:
         return None
-    return (json.dumps(entries, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    quote = _QUOTE
+    parts = [
+        f'  {quote(name)}: {{\n    "title": {quote(e["title"])},\n    "description": {quote(e["description"])}\n  }}'
+        for name, e in entries.items()
+    ]
+    return ("{\n" + ",\n".join(parts) + "\n}\n").encode("utf-8")
+
+
+_QUOTE = json.JSONEncoder(ensure_ascii=False).encode
