@@ -89,6 +89,19 @@ class Episode:
         return self.lines[self.body_start :]
 
     @property
+    def prose_lower(self) -> str:
+        """The lowercased text outside fenced code blocks (with the frontmatter), for screens
+        that ignore quoted code."""
+        if not self.code_blocks:
+            return self.lower
+        parts, at = [], 0
+        for start, end in self.code_blocks:
+            parts.extend(self.lines[at:start])
+            at = end
+        parts.extend(self.lines[at:])
+        return "\n".join(parts).lower()
+
+    @property
     def lower(self) -> str:
         """The text lowercased once, for the cheap keyword screens of several checks."""
         if self._lower is None:

@@ -224,3 +224,38 @@ def test_meta_json_writer_equals_json_dumps(entries):
     from memshelf_render.render.meta import meta_bytes
 
     assert meta_bytes(entries) == (json.dumps(entries, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+_VOCAB = ["cache", "caches", "cached", "eviction", "policy", "policies", "queue", "queues", "latency", "routing",
+          "router", "деплой", "деплоя", "кластер", "кластера", "1234", "this", "that", "which", "about", "x", "ab",
+          "décision", "nats", "jetstream", "billing", "ttl"]
+_prose = st.lists(st.sampled_from(_VOCAB), max_size=90).map(" ".join)
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=list(HealthCheck))
+@given(_prose, st.lists(_prose, max_size=6), st.lists(_prose, max_size=6), st.booleans())
+def test_grounding_matches_the_plain_definition(digest_text, before, after, unicode_case):
+    """§6.4 computed over the whole body equals the chunked, early-stopping implementation
+    (same warn decision; the same value whenever it warns)."""
+    from memshelf_render.rules.digest import GROUNDING_MIN, _grounding, content_words
+
+    body_before = "\n".join(before)
+    body_after = "\n".join(after) + ("\nİSTANBUL" if unicode_case else "")
+    text = ("---\nid: x\nkind: topic\nspan: 2026-01-01\ntags: []\napprox_tokens: 1\n---\n" + body_before
+            + "\n## Digest\n" + digest_text + "\n## Decisions\n" + body_after + "\n")
+    ep = parse(text.encode(), "docs/topics/x.md", category="topics")
+    sec = ep.section("digest")
+    d_words = content_words(ep.section_text(sec))
+    body = "\n".join(ep.lines[ep.body_start: sec.line - 1] + ep.lines[sec.end:])
+    b_words = content_words(body)
+    if len(d_words) < 8 or len(b_words) < 40:
+        expected = None
+    else:
+        stems = {w[:5] for w in b_words}
+        expected = sum(1 for w in d_words if w[:5] in stems) / len(d_words)
+    got = _grounding(ep, sec, ep.section_text(sec))
+    assert (got is None) == (expected is None)
+    if expected is not None:
+        assert (got < GROUNDING_MIN) == (expected < GROUNDING_MIN)
+        if expected < GROUNDING_MIN:
+            assert got == expected

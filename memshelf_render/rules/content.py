@@ -38,28 +38,24 @@ _GATED: tuple[tuple[tuple[tuple[str, ...], ...], str], ...] = (
      r"(?:предыдущие|прежние|прошлые|системные)\s+(?:инструкции|указания|правила)"),
     ((("теперь",),), r"\bтеперь\s+ты\s+(?:должен|должна|обязан)\b"),
 )
-_PATTERNS = tuple((gate, re.compile(rx, re.IGNORECASE), all(not k.isascii() for g in gate for k in g))
-                  for gate, rx in _GATED)
+_PATTERNS = tuple((tuple(frozenset(group) for group in gate), re.compile(rx, re.IGNORECASE)) for gate, rx in _GATED)
+_ASCII_KEYS = tuple(sorted({k for gate, _ in _GATED for g in gate for k in g if k.isascii()}))
+_OTHER_KEYS = tuple(sorted({k for gate, _ in _GATED for g in gate for k in g if not k.isascii()}))
 
 
-def find_instructions(text: str, lower: str | None = None) -> list[re.Match[str]]:
+def find_instructions(text: str, gate_text: str | None = None) -> list[re.Match[str]]:
     """Instruction-shaped matches in `text`, in order. A pattern runs only when its keyword gate
-    passes, so clean text costs a few substring checks of the lowercased text."""
-    lower = text.lower() if lower is None else lower
-    ascii_only = lower.isascii()
-    seen: dict[str, bool] = {}
-
-    def has(word: str) -> bool:
-        hit = seen.get(word)
-        if hit is None:
-            hit = seen[word] = word in lower
-        return hit
-
+    passes on `gate_text` (default: `text` lowercased; callers that ignore code blocks pass
+    the lowercased prose), so clean text costs a few substring checks."""
+    lower = text.lower() if gate_text is None else gate_text
+    present = {k for k in _ASCII_KEYS if k in lower}
+    if not lower.isascii():
+        present.update(k for k in _OTHER_KEYS if k in lower)
     found: list[re.Match[str]] = []
-    for gate, regex, cyrillic in _PATTERNS:
-        if cyrillic and ascii_only:
-            continue
-        if all(any(has(k) for k in group) for group in gate):
+    if not present:
+        return found
+    for gate, regex in _PATTERNS:
+        if all(group & present for group in gate):
             found.extend(regex.finditer(text))
     found.sort(key=lambda m: m.start())
     return found
@@ -97,7 +93,7 @@ def _instructions(ep: Episode) -> Iterator[Finding]:
                     title_lines.add(line)
                 yield Finding("instruction-in-title", ep.path, line,
                               f"{key} holds instruction-shaped text: '{m.group(0)}'")
-    matches = find_instructions(ep.text, ep.lower)
+    matches = find_instructions(ep.text, ep.prose_lower)
     if not matches:
         return
     in_code = {i + 1 for start, end in ep.code_blocks for i in range(start, end)}

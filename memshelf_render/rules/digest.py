@@ -26,7 +26,7 @@ _STOP = frozenset(
     "она они оно под при про так того тот уже чем что чтобы эта эти это этом этот".split()
 )
 GROUNDING_MIN = 0.20
-_CHUNK_LINES = 12
+_CHUNK_CHARS = 600
 
 
 def content_words(text: str) -> set[str]:
@@ -80,16 +80,15 @@ def _grounding(ep: Episode, sec, digest_text: str) -> float | None:
     digest_words = content_words(digest_text)
     if len(digest_words) < 8:
         return None
-    body = ep.lines[ep.body_start : sec.line - 1] + ep.lines[sec.end :]
     body_words: set[str] = set()
     stems: set[str] = set()
     enough = GROUNDING_MIN * len(digest_words)
     matched = 0
-    for start in range(0, len(body), _CHUNK_LINES):
-        words = content_words("\n".join(body[start : start + _CHUNK_LINES]))
-        new = words - body_words
+    for chunk in _body_chunks(ep, sec):
+        new = set(_CONTENT_WORD.findall(chunk)) - _STOP - body_words
         if not new:
             continue
+        new = {w for w in new if not w.isdigit()}
         body_words |= new
         stems |= {w[:5] for w in new}
         matched = sum(1 for w in digest_words if w[:5] in stems)
@@ -98,3 +97,24 @@ def _grounding(ep: Episode, sec, digest_text: str) -> float | None:
     if len(body_words) < 40:
         return None
     return matched / len(digest_words)
+
+
+def _body_chunks(ep: Episode, sec) -> Iterator[str]:
+    """The lowercased body without the Digest section, in pieces of about _CHUNK_CHARS cut at
+    line ends (slices of the episode's lowercased text when lowercasing kept every offset)."""
+    lines = ep.lines
+    low = ep.lower
+    if len(low) == len(ep.text):
+        def offset(index: int) -> int:
+            return min(sum(map(len, lines[:index])) + index, len(low))
+
+        spans = [(offset(ep.body_start), offset(sec.line - 1)), (offset(sec.end), len(low))]
+    else:
+        low = ("\n".join(lines[ep.body_start : sec.line - 1]) + "\n" + "\n".join(lines[sec.end :])).lower()
+        spans = [(0, len(low))]
+    for start, end in spans:
+        while start < end:
+            cut = low.find("\n", min(start + _CHUNK_CHARS, end))
+            cut = end if cut == -1 or cut > end else cut
+            yield low[start:cut]
+            start = cut + 1
