@@ -139,11 +139,23 @@ def _problem(ep: Episode, code: str, line: int | None, message: str) -> None:
 
 
 def read_bytes(abs_path: str, max_bytes: int) -> tuple[bytes, int]:
-    """Read at most max_bytes + 1 bytes; return them and the file size on disk."""
-    with open(abs_path, "rb") as fh:
-        data = fh.read(max_bytes + 1)
-        size = len(data) if len(data) <= max_bytes else os.fstat(fh.fileno()).st_size
-    return data, size
+    """Read at most max_bytes + 1 bytes; return them and the file size on disk. (Sized reads:
+    asking a buffered file for max_bytes + 1 allocates that much every time.)"""
+    fd = os.open(abs_path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    try:
+        size = os.fstat(fd).st_size
+        want = min(size, max_bytes) + 1
+        chunks = []
+        while want > 0:
+            chunk = os.read(fd, want)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            want -= len(chunk)
+    finally:
+        os.close(fd)
+    data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    return data, max(size, len(data))
 
 
 def parse(

@@ -74,7 +74,7 @@ BUILTIN: tuple[Rule, ...] = (
 )
 
 _GH = re.compile(r"gh[pousr]_")
-_ENV_HINTS = ("token", "secret", "passw", "pwd", "api", "access")
+_ENV_HINTS = ("token", "secret", "passw", "pwd", "apikey", "api_key", "api-key", "accesskey", "access_key", "access-key")
 _ENV_TAIL = re.compile(r"[a-z0-9_-]*\s*=")
 
 
