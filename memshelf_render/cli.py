@@ -29,7 +29,7 @@ def _add_render(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=["text", "json"], default="text")
     p.add_argument("--badge", action=argparse.BooleanOptionalAction, default=None,
                    help="render badge.svg/badge.json (default: .memshelf-bot.yml)")
-    p.set_defaults(handler="memshelf_render.render:cli_main")
+    p.set_defaults(handler="memshelf_render.render_command:cli_main")
 
 
 def _add_guard(sub: argparse._SubParsersAction) -> None:

@@ -8,7 +8,7 @@ a reason, so one bad file never blocks a render.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from . import parallel
@@ -40,7 +40,13 @@ class Record:
         return self.tokens_source == "unmeasured"
 
 
+_FROM_FILE = ("id", "date", "mode", "approx_tokens", "digest_tokens", "notes", "display_title", "description",
+              "tokens_source", "given_date")
+
+
 def _text(value: object) -> str:
+    if type(value) is str:
+        return value
     if value is None:
         return ""
     if isinstance(value, bool):
@@ -72,30 +78,36 @@ def record_of(ep: Episode) -> tuple[Record | None, str | None]:
     """The episode's row, or None and why it was skipped."""
     if not ep.readable:
         return None, "not read (over the size cap or unreadable)"
-    if ep.meta is None:
+    meta = ep.meta
+    if meta is None:
         return None, "no readable frontmatter"
-    raw_id = ep.meta.get("id")
+    raw_id = meta.get("id")
     if raw_id is None or isinstance(raw_id, (dict, list)) or not _text(raw_id).strip():
         return None, "no id in the frontmatter"
     eid = _text(raw_id)
-    mode = ep.meta.get("mode", "live")
-    digest = ep.digest or ""
+    date = meta.get("date")
+    texts = [_text(meta.get(key)) for key in _TEXT_KEYS]
+    sec = ep.section("digest")
+    digest_chars = 0 if sec is None else len(ep.section_text(sec))
     return Record(
         id=eid,
         filename=ep.path.rsplit("/", 1)[-1],
         path=ep.path,
         category=ep.category,
         archived=ep.archived,
-        date=ledger_date(ep.meta.get("date"), eid),
-        mode=_text(mode),
-        approx_tokens=approx_tokens(ep.meta.get("approx_tokens")),
-        digest_tokens=len(digest) // 4,
-        notes=_text(ep.meta.get("notes")),
-        display_title=_text(ep.meta.get("display_title")),
-        description=_text(ep.meta.get("description")),
-        tokens_source=_text(ep.meta.get("approx_tokens_source")),
-        given_date=_text(ep.meta.get("date")).strip(),
+        date=ledger_date(date, eid),
+        mode=_text(meta.get("mode", "live")),
+        approx_tokens=approx_tokens(meta.get("approx_tokens")),
+        digest_tokens=digest_chars // 4,
+        notes=texts[0],
+        display_title=texts[1],
+        description=texts[2],
+        tokens_source=texts[3],
+        given_date=_text(date).strip(),
     ), None
+
+
+_TEXT_KEYS = ("notes", "display_title", "description", "approx_tokens_source")
 
 
 def row_of(ep: Episode) -> tuple[str, Record | None, str | None]:
@@ -126,14 +138,45 @@ def collect(episodes: list[Episode]) -> tuple[list[Record], list[tuple[str, str]
     return _gather(row_of(ep) for ep in episodes)
 
 
-def _rows_of(shelf: Shelf, refs: list[EpisodeRef]) -> list[tuple[str, Record | None, str | None]]:
-    return [row_of(shelf.parse_episode(ref, upto_digest=True)) for ref in refs]
+def _rows_of(shelf: Shelf, refs: list[EpisodeRef]) -> list[tuple | str | None]:
+    """Per ref: the row's file-derived values (the rest is the ref's), or why it was skipped.
+    Plain tuples, because thousands of rows cross back from the worker processes."""
+    out: list[tuple | str | None] = []
+    for ref in refs:
+        _, rec, why = row_of(shelf.parse_episode(ref, upto_digest=True))
+        out.append(why if rec is None else tuple(getattr(rec, name) for name in _FROM_FILE))
+    return out
 
 
-def collect_shelf(shelf: Shelf, *, workers: int | None = None) -> tuple[list[Record], list[tuple[str, str]]]:
-    """`collect(shelf.episodes)` without keeping the parsed episodes (a big shelf is parsed on
-    every core, at most `workers`). An already parsed shelf is not parsed again."""
-    if "episodes" in vars(shelf):
-        return collect(shelf.episodes)
-    refs = shelf.layout.episodes
-    return _gather(parallel.map_chunks(_rows_of, refs, state=shelf, jobs=parallel.jobs_for(len(refs), workers)))
+def _rebuild(refs: list[EpisodeRef], rows: list[tuple | str | None]) -> Iterator[tuple[str, Record | None, str | None]]:
+    for ref, row in zip(refs, rows, strict=True):
+        if isinstance(row, tuple):
+            values = dict(zip(_FROM_FILE, row, strict=True))
+            yield ref.path, Record(filename=ref.path.rsplit("/", 1)[-1], path=ref.path, category=ref.category,
+                                   archived=ref.archived, **values), None
+        else:
+            yield ref.path, None, row
+
+
+class Collecting:
+    """A shelf's rows, being gathered: on worker processes (at most `workers`) for a big shelf,
+    so the caller can do other work (e.g. the schema checks) meanwhile. An already parsed shelf
+    is not parsed again."""
+
+    def __init__(self, shelf: Shelf, *, workers: int | None = None) -> None:
+        self._shelf = shelf
+        self._refs = shelf.layout.episodes
+        jobs = parallel.jobs_for(len(self._refs), workers)
+        parsed = "episodes" in vars(shelf)
+        self._pending = None if parsed or jobs == 1 else parallel.start(_rows_of, self._refs, state=shelf, jobs=jobs)
+
+    def result(self) -> tuple[list[Record], list[tuple[str, str]]]:
+        if self._pending is not None:
+            return _gather(_rebuild(self._refs, self._pending.result()))
+        if "episodes" in vars(self._shelf):
+            return collect(self._shelf.episodes)
+        return _gather(row_of(self._shelf.parse_episode(ref, upto_digest=True)) for ref in self._refs)
+
+    def cancel(self) -> None:
+        if self._pending is not None:
+            self._pending.cancel()

@@ -436,11 +436,15 @@ def load_shelf(root: str | Path, *, defer_schemas: bool = False) -> tuple[Shelf 
     return shelf, []
 
 
-def load_for_command(root: str | Path) -> Shelf | None:
-    """`load_shelf` for a command-line front-end: config findings go to stderr, one a line, and
-    None tells the caller to exit 2."""
-    shelf, problems = load_shelf(root)
+def report_config(problems: list[Finding]) -> None:
+    """Config findings for a command-line front-end: to stderr, one a line (the caller exits 2)."""
     for f in problems:
         where = f"{f.path}:{f.line}" if f.line else f.path
         print(f"{where}: {f.code}: {f.message}", file=sys.stderr)
+
+
+def load_for_command(root: str | Path, *, defer_schemas: bool = False) -> Shelf | None:
+    """`load_shelf` for a command-line front-end: None (after `report_config`) means exit 2."""
+    shelf, problems = load_shelf(root, defer_schemas=defer_schemas)
+    report_config(problems)
     return shelf

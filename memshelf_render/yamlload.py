@@ -172,9 +172,16 @@ _RESOLVED_FIRST = frozenset(_Resolver.yaml_implicit_resolvers)
 _STRING_KEYS: dict[str, bool] = {}
 
 
+_DATED = re.compile(r"[0-9][0-9_]*-")
+
+
 def _scalar(text: str) -> Any:
-    """A plain scalar: text whose first character no implicit resolver claims is a string."""
-    return text if text[0] not in _RESOLVED_FIRST else _plain(text)
+    """A plain scalar: text whose first character no implicit resolver claims is a string, and
+    so is text that opens with digits and a dash (ids, days, ranges): no YAML 1.1 int or float
+    has a dash after its leading digits."""
+    if text[0] not in _RESOLVED_FIRST or _DATED.match(text):
+        return text
+    return _plain(text)
 
 
 def load_simple_mapping(lines: list[str]) -> tuple[dict[str, Any], dict[str, int]] | None:
@@ -193,16 +200,15 @@ def load_simple_mapping(lines: list[str]) -> tuple[dict[str, Any], dict[str, int
             m = match(line)
             if m is None:
                 return None
-            key = m.group(1)
+            key, plain, dq, sq, flow = m.groups()
             ok = _STRING_KEYS.get(key)
             if ok is None:  # `on:`, `yes:`, `null:` are not string keys in YAML 1.1
                 ok = _STRING_KEYS[key] = _scalar(key) == key
             if not ok:
                 return None
-            plain, dq, sq, flow = m.group("plain", "dq", "sq", "flow")
             if plain is not None:
                 plain = plain.rstrip(" ")
-                value = plain if plain[0] not in _RESOLVED_FIRST else _plain(plain)
+                value = plain if plain[0] not in _RESOLVED_FIRST or _DATED.match(plain) else _plain(plain)
             elif dq is not None:
                 value = json.loads(f'"{dq}"') if "\\" in dq else dq
             elif sq is not None:

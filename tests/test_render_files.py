@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from memshelf_render import chartjob
 from memshelf_render import render as render_pkg
 from memshelf_render.derived import derived_paths, is_derived
 from memshelf_render.render import render_shelf
@@ -301,7 +302,7 @@ def test_chart_and_badge_renderers_missing_do_not_block_the_rest(tmp_path, monke
     def unavailable(*args, **kwargs):
         raise ImportError("No module named 'matplotlib'")
 
-    monkeypatch.setattr(render_pkg.chartjob, "_draw", unavailable)
+    monkeypatch.setattr(chartjob, "_draw", unavailable)
     monkeypatch.setattr(render_pkg, "_badge", unavailable)
     result = render_shelf(load(root), badge=True)
     assert "stats.svg" not in result.files and "badge.svg" not in result.files
@@ -358,7 +359,6 @@ def test_parallel_parse_and_forked_chart_give_the_same_bytes(tmp_path, monkeypat
     forced on here for a small shelf (with broken episodes), the files and reports are those of
     the serial run."""
     from memshelf_render import parallel
-    from memshelf_render.render import chartjob
 
     root = tmp_path / "serial"
     generate_shelf(root, seed=9, episodes=30, archive=4, quirks=True, link_mode="github")
@@ -382,14 +382,13 @@ def test_parallel_parse_and_forked_chart_give_the_same_bytes(tmp_path, monkeypat
 
 
 def test_forked_chart_errors_reach_the_caller(tmp_path, monkeypatch):
-    from memshelf_render.render import chartjob
 
     def broken(*args):
         raise ImportError("No module named 'matplotlib'")
 
     monkeypatch.setenv("MEMSHELF_BOT_JOBS", "2")
     monkeypatch.setattr(chartjob, "_draw", broken)
-    with chartjob.ChartJob(10_000) as job:
+    with chartjob.ChartJob(fork=True) as job:
         drawing = job.submit([], "", 200_000, None)
         with pytest.raises(ImportError, match="matplotlib"):
             drawing()

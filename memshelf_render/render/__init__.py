@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .. import __version__
+from ..chartjob import ChartJob
 from ..derived import (
     ARCHIVE_INDEX,
     BADGE_PATHS,
@@ -31,11 +32,10 @@ from ..derived import (
     subindex_paths,
 )
 from ..parallel import cores
-from ..records import Record, collect_shelf
-from ..shelf import DOCSHELF, Shelf, load_for_command
+from ..records import Collecting, Record
+from ..shelf import DOCSHELF, Shelf, load_for_command, report_config
 from ..text import MAX_DESCRIPTION_CHARS, flatten
 from .archive import CONFIG_PATH, archive_book
-from .chartjob import ChartJob
 from .disk import on_disk, sync
 from .index import Book, docs_book, footer, index_categories, index_text, subindex_text
 from .ledger import ledger_bytes
@@ -161,7 +161,7 @@ def plan(shelf: Shelf, records: list[Record], *, badge: bool | None = None,
     drawing: Callable[[], bytes] | None = None
     if draw_chart:
         try:
-            drawing = _chart(records, index_str, shelf, chart or ChartJob(0))
+            drawing = _chart(records, index_str, shelf, chart or ChartJob(False))
         except ImportError as exc:
             drawing = _unavailable(exc)
 
@@ -203,16 +203,26 @@ def _index_str(shelf: Shelf, docs_index: dict[str, bytes | None]) -> str:
 SHARE_CORES_FROM = 6000
 
 
-def render_shelf(shelf: Shelf, *, check: bool = False, badge: bool | None = None) -> RenderResult:
-    """Render every derived file; with `check`, write nothing and list what differs."""
-    # --check never forks the chart helper: an unchanged chart is judged by its input hash alone.
-    # When the helper runs, importing matplotlib takes a core for about as long as parsing a few
-    # thousand episodes: below SHARE_CORES_FROM the parse leaves the helper its core.
-    count = len(shelf.layout.episodes)
-    with ChartJob(0 if check else count) as chart:
-        workers = max(1, cores() - 1) if chart.forked and count < SHARE_CORES_FROM else None
-        records, skipped = collect_shelf(shelf, workers=workers)
-        files, warnings = plan(shelf, records, badge=badge, chart=chart)
+def parse_workers(shelf: Shelf, chart: ChartJob) -> int | None:
+    """While the chart helper imports matplotlib it takes a core for about as long as parsing a
+    few thousand episodes: below SHARE_CORES_FROM the parse leaves it that core."""
+    return max(1, cores() - 1) if chart.forked and len(shelf.layout.episodes) < SHARE_CORES_FROM else None
+
+
+def render_shelf(shelf: Shelf, *, check: bool = False, badge: bool | None = None,
+                 chart: ChartJob | None = None, rows: Collecting | None = None) -> RenderResult:
+    """Render every derived file; with `check`, write nothing and list what differs. `chart`:
+    a chart helper the caller started early (and closes); by default one is started here for a
+    big shelf, never for --check (an unchanged chart is judged by its input hash alone).
+    `rows`: the episodes' rows, already being gathered."""
+    own = chart is None
+    job = ChartJob.for_shelf(0 if check else len(shelf.layout.episodes)) if chart is None else chart
+    try:
+        records, skipped = (rows or Collecting(shelf, workers=parse_workers(shelf, job))).result()
+        files, warnings = plan(shelf, records, badge=badge, chart=job)
+    finally:
+        if own:
+            job.close()
     outcome = sync(shelf.root, files, check=check)
     return RenderResult(
         files=files, check=check, episodes=len(shelf.layout.episodes),
@@ -241,13 +251,20 @@ def _print_text(result: RenderResult) -> None:
               f"{len(result.unchanged)} unchanged")
 
 
-def cli_main(args) -> int:
+def run_command(args, chart: ChartJob) -> int:
     """`render [PATH] [--check] [--format text|json] [--badge/--no-badge]`: exit 1 on drift with
-    --check, 2 when shelf.yml (or .memshelf-bot.yml) is missing or invalid."""
-    shelf = load_for_command(args.path)
+    --check, 2 when shelf.yml (or .memshelf-bot.yml) is missing or invalid. The episodes are
+    being parsed while the schemas (and jsonschema's import) are checked."""
+    shelf = load_for_command(args.path, defer_schemas=True)
     if shelf is None:
         return 2
-    result = render_shelf(shelf, check=args.check, badge=args.badge)
+    rows = Collecting(shelf, workers=parse_workers(shelf, chart))
+    problems = shelf.schema_problems()
+    if problems:
+        rows.cancel()
+        report_config(problems)
+        return 2
+    result = render_shelf(shelf, check=args.check, badge=args.badge, chart=chart, rows=rows)
     if args.format == "json":
         print(json.dumps(result.as_dict(), indent=2, ensure_ascii=False))
     else:

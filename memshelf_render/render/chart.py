@@ -13,12 +13,14 @@ numbers costs nothing here.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import io
 import json
 import math
 import re
 from dataclasses import asdict, dataclass
 from datetime import date, timedelta
+from functools import cache
 from importlib.metadata import version
 
 from ..records import Record
@@ -88,9 +90,25 @@ def chart_data(records: list[Record], index_tokens: int, window: int) -> ChartDa
                      window, len(tally.latest), tally.unmeasured_episodes)
 
 
+@cache
+def matplotlib_version() -> str:
+    """matplotlib's version without importing it (its `_version.py`; the package metadata, which
+    takes a scan of sys.path, only as a fallback)."""
+    spec = importlib.util.find_spec("matplotlib")
+    if spec is not None and spec.origin:
+        try:
+            with open(spec.origin.rsplit("/", 1)[0] + "/_version.py", encoding="utf-8") as fh:
+                found = re.search(r"^(?:__version__ = )?version = ['\"]([^'\"]+)['\"]", fh.read(), re.MULTILINE)
+            if found:
+                return found.group(1)
+        except OSError:
+            pass
+    return version("matplotlib")
+
+
 def input_hash(data: ChartData) -> str:
     """sha256 of the drawn data, the chart format and the matplotlib that draws it."""
-    payload = {"format": CHART_FORMAT, "matplotlib": version("matplotlib"), **asdict(data)}
+    payload = {"format": CHART_FORMAT, "matplotlib": matplotlib_version(), **asdict(data)}
     return hashlib.sha256(json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
@@ -102,6 +120,22 @@ def previous_hash(svg: bytes | None) -> str | None:
         return None
     drawing = svg[: match.start()] + svg[match.end():]
     return match.group(1).decode() if hashlib.sha256(drawing).hexdigest() == match.group(2).decode() else None
+
+
+def is_current(records: list[Record], index_text: str, context_window: int, previous: bytes) -> bool:
+    """Whether `previous` is this input's chart, untouched (no matplotlib needed to tell)."""
+    return previous_hash(previous) == input_hash(chart_data(records, tokens(index_text), context_window))
+
+
+def warm_up() -> None:
+    """Import matplotlib and load the fonts, before the data arrives (the helper's idle time)."""
+    from matplotlib.backends import backend_svg  # noqa: F401
+    from matplotlib.figure import Figure  # noqa: F401
+    from matplotlib.font_manager import get_font
+
+    font = _fonts()
+    for bold in (False, True):
+        get_font(font(10, bold).get_file())
 
 
 def chart_svg(records: list[Record], *, index_text: str, context_window: int, previous: bytes | None) -> bytes:
