@@ -144,17 +144,15 @@ def read_bytes(abs_path: str, max_bytes: int) -> tuple[bytes, int]:
     fd = os.open(abs_path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     try:
         size = os.fstat(fd).st_size
-        want = min(size, max_bytes) + 1
-        chunks = []
-        while want > 0:
-            chunk = os.read(fd, want)
+        want = min(size, max_bytes + 1)
+        data = os.read(fd, want)
+        while len(data) < want:  # short read (or the file shrank): keep reading until EOF
+            chunk = os.read(fd, want - len(data))
             if not chunk:
                 break
-            chunks.append(chunk)
-            want -= len(chunk)
+            data += chunk
     finally:
         os.close(fd)
-    data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
     return data, max(size, len(data))
 
 

@@ -208,7 +208,12 @@ def load_simple_mapping(lines: list[str]) -> tuple[dict[str, Any], dict[str, int
                 return None
             if plain is not None:
                 plain = plain.rstrip(" ")
-                value = plain if plain[0] not in _RESOLVED_FIRST or _DATED.match(plain) else _plain(plain)
+                if plain[0] not in _RESOLVED_FIRST or _DATED.match(plain):
+                    value = plain
+                elif plain.isdigit() and plain.isascii() and (plain[0] != "0" or plain == "0"):
+                    value = int(plain)  # plain decimal digits: YAML's int (a leading 0 is octal)
+                else:
+                    value = _plain(plain)
             elif dq is not None:
                 value = json.loads(f'"{dq}"') if "\\" in dq else dq
             elif sq is not None:

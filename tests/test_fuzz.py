@@ -161,7 +161,7 @@ def test_fast_constructor_equals_pyyaml(doc, style):
     assert yamlload.construct(node) == expected
 
 
-_PALETTE = [*list("abcxyz019 -.:#'\"[]{}&*!|>%@`,?~=<\\\t\x85\u2028\x01é🚀_+/"), "yes", "null", "0x1F", "1_0", "1:20", "1-2", "1_0-", "2026-01-02x", "12e-3", "1.5e-3", ".inf", "2026-01-02", "<<"]
+_PALETTE = [*list("abcxyz019 -.:#'\"[]{}&*!|>%@`,?~=<\\\t\x85\u2028\x01é🚀_+/"), "yes", "null", "0x1F", "1_0", "1:20", "1-2", "1_0-", "2026-01-02x", "12e-3", "1.5e-3", "0", "0123", "60000", "٣", ".inf", "2026-01-02", "<<"]
 _words = st.one_of(
     st.lists(st.sampled_from([*list("abcé019 -._/"), "yes", "1_0", ".inf", "2026-01-02"]), max_size=6).map("".join),
     st.lists(st.sampled_from(_PALETTE), max_size=8).map("".join),
