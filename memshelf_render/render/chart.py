@@ -127,12 +127,21 @@ def is_current(records: list[Record], index_text: str, context_window: int, prev
     return previous_hash(previous) == input_hash(chart_data(records, tokens(index_text), context_window))
 
 
+_settled_process = False  # this process is the chart helper: its rc settings are ours for good
+
+
 def warm_up() -> None:
-    """Import matplotlib and load the fonts, before the data arrives (the helper's idle time)."""
+    """In the chart helper process (forked for this alone): import matplotlib, settle the rc
+    settings once and load the fonts, before the data arrives."""
+    global _settled_process
+    import matplotlib
     from matplotlib.backends import backend_svg  # noqa: F401
     from matplotlib.figure import Figure  # noqa: F401
     from matplotlib.font_manager import get_font
 
+    matplotlib.rcdefaults()
+    matplotlib.rcParams.update(_RC)
+    _settled_process = True
     font = _fonts()
     for bold in (False, True):
         get_font(font(10, bold).get_file())
@@ -202,8 +211,9 @@ def _draw(data: ChartData) -> bytes:
     from matplotlib.figure import Figure
 
     with matplotlib.rc_context():
-        matplotlib.rcdefaults()
-        matplotlib.rcParams.update(_RC)
+        if not _settled_process:  # in anybody else's process: matplotlib's defaults, then ours
+            matplotlib.rcdefaults()
+            matplotlib.rcParams.update(_RC)
         font = _fonts()
         fig = Figure(figsize=(WIDTH_PT / 72, HEIGHT_PT / 72), dpi=72)
         if data.days:
