@@ -24,12 +24,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.measure import chain, median, once  # noqa: E402
+from memshelf_render.derived import derived_paths  # noqa: E402
+from memshelf_render.shelf import load_shelf  # noqa: E402
 from tests.refs import ref_python  # noqa: E402
 from tests.shelfgen import generate_shelf  # noqa: E402
 
 BOT = str(Path(sys.executable).with_name("memshelf-bot"))
-DERIVED_GLOBS = ("ledger.tsv", "INDEX.md", "stats.svg", "docs/*/.meta.json", "archive/INDEX.md",
-                 "archive/docs/*/.meta.json", "docs/*/*/SUBINDEX.md", "archive/docs/*/*/SUBINDEX.md")
 ARCHIVE_RENDER = "import sys; from memshelf_mcp.core.archive import rebuild_archive_index; rebuild_archive_index(sys.argv[1])"
 
 
@@ -37,9 +37,9 @@ def fresh_copy(source: Path, dest: Path) -> Path:
     if dest.exists():
         shutil.rmtree(dest)
     shutil.copytree(source, dest, symlinks=True)
-    for pattern in DERIVED_GLOBS:
-        for path in dest.glob(pattern):
-            path.unlink()
+    shelf, _ = load_shelf(dest)
+    for rel in derived_paths(shelf, badge=True):
+        (dest / rel).unlink(missing_ok=True)
     return dest
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import yaml
 
+from memshelf_render import yamlload
 from memshelf_render.episode import Episode
 from memshelf_render.findings import Finding
 from memshelf_render.redact import PolicyPack, mask
@@ -54,9 +55,9 @@ def _quoted(value: str) -> str | None:
         value = value[1:-1].replace("''", "'")
     quoted = json.dumps(value, ensure_ascii=False)
     try:
-        if yaml.safe_load(f"k: {quoted}") != {"k": value}:
+        if yamlload.load(f"k: {quoted}") != {"k": value}:
             return None
-    except yaml.YAMLError:
+    except (yaml.YAMLError, yamlload.AliasError):
         return None
     return quoted
 
