@@ -22,7 +22,7 @@ RUN apt-get update \
 # anything more, and `pip check` fails the build if a pin is missing or inconsistent. pip's
 # isolated build environment for the project is gone when the RUN ends. Importing the font
 # manager builds matplotlib's font cache into MPLCONFIGDIR now rather than on every run.
-COPY constraints.txt pyproject.toml README.md /usr/src/memshelf-bot/
+COPY constraints.txt pyproject.toml README.md LICENSE /usr/src/memshelf-bot/
 COPY memshelf_render /usr/src/memshelf-bot/memshelf_render
 COPY bot /usr/src/memshelf-bot/bot
 RUN pip install --no-cache-dir --only-binary=:all: --no-deps --requirement /usr/src/memshelf-bot/constraints.txt \

@@ -1,38 +1,62 @@
-"""The `memshelf-bot` console script: the core's commands plus the GitHub-side ones."""
+"""The `memshelf-bot` console script: the core's commands plus the GitHub-side ones.
+
+Commands from other installed packages (the sandbox package's `demo` and `sandbox`) join through
+the entry-point group `memshelf_bot.commands`; `bot` itself never imports them. Where they are
+not installed, those commands still parse and say in one line how to get them.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from importlib.metadata import entry_points
 
 from memshelf_render.cli import build_parser, dispatch
+
+PLUGIN_GROUP = "memshelf_bot.commands"
+SANDBOX_EXTRA = "memshelf-bot[sandbox]"
+SANDBOX_COMMANDS = {
+    "demo": "the whole loop, locally, against the embedded GitHub sandbox",
+    "sandbox": "run the embedded GitHub sandbox on a bare repository",
+}
 
 
 def _add_bot_commands(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("action", help="the container entrypoint: dispatch on the GitHub event")
     p.set_defaults(handler="bot.action:cli_main")
 
-    p = sub.add_parser("serve", help="App mode: the webhook server")
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=8080)
-    p.set_defaults(handler="bot.app:cli_main")
 
-    p = sub.add_parser("demo", help="the whole loop, locally, against the embedded GitHub sandbox")
-    p.add_argument("--keep", action="store_true", help="keep the temporary directory and print it")
-    p.set_defaults(handler="bot.demo:cli_main")
+def _add_plugins(sub: argparse._SubParsersAction) -> None:
+    for ep in entry_points(group=PLUGIN_GROUP):
+        try:
+            register = ep.load()
+        except ImportError:  # declared by the distribution, but its package is not in this install (the image)
+            continue
+        register(sub)
+    for name, help_text in SANDBOX_COMMANDS.items():
+        if name not in sub.choices:
+            p = sub.add_parser(name, help=f"{help_text} (needs {SANDBOX_EXTRA})", add_help=False,
+                               prefix_chars="\0")  # every argument is taken as given
+            p.add_argument("rest", nargs="*")
+            p.set_defaults(handler="bot.cli:missing_sandbox")
 
-    p = sub.add_parser("sandbox", help="run the embedded GitHub sandbox on a bare repository")
-    p.add_argument("--repo", required=True, metavar="BARE", help="bare git repository to serve")
-    p.add_argument("--port", type=int, default=0, help="0 picks a free port")
-    p.add_argument("--name", default="octo/shelf", metavar="OWNER/REPO")
-    p.add_argument("--token", default=None, help="accept only this token (default: any)")
-    p.set_defaults(handler="bot.sandbox.server:cli_main")
+
+def missing_sandbox(args: argparse.Namespace) -> int:
+    print(f"memshelf-bot {args.command}: the sandbox package is not installed; "
+          f"install it with: pip install '{SANDBOX_EXTRA}'", file=sys.stderr)
+    return 2
+
+
+def build() -> argparse.ArgumentParser:
+    """The whole parser: core commands, the bot's, and the installed plugins'."""
+    parser, sub = build_parser()
+    _add_bot_commands(sub)
+    _add_plugins(sub)
+    return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser, sub = build_parser()
-    _add_bot_commands(sub)
-    return dispatch(parser, argv)
+    return dispatch(build(), argv)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ from typing import Any
 PACKAGE = "@octokit/openapi"
 DEFAULT_VERSION = "23.0.2"
 MEMBER = "package/generated/api.github.com.json"
-DEFAULT_OUT = Path(__file__).resolve().parent.parent / "bot" / "sandbox" / "data" / "github-api.json"
+DEFAULT_OUT = Path(__file__).resolve().parent.parent / "memshelf_sandbox" / "data" / "github-api.json"
 
 R = "/repos/{owner}/{repo}"
 OPERATIONS: list[tuple[str, str]] = [

@@ -16,13 +16,13 @@ from typing import Any
 
 import pytest
 
-from bot.actionrun import StepResult, run_step
-from bot.sandbox import Sandbox, seed_bare_repo
 from memshelf_render.render import render_shelf
 from memshelf_render.shelf import load_shelf
+from memshelf_sandbox import Sandbox, seed_bare_repo
+from memshelf_sandbox.actionrun import StepResult, run_step
 from tests.sandbox_fixtures import branch_with, pull_request_event, push_event
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "shelf"
+EXAMPLE = Path(__file__).resolve().parent.parent / "memshelf_sandbox" / "data" / "example-shelf"
 REPO = "octo/shelf"
 BOT_TOKEN = "ghs_" + "B0tT0ken" * 4 + "abcd"  # a GitHub-token-shaped secret the bot must never echo
 MAINTAINER_TOKEN = "ghp_" + "Ma1nta1n" * 4 + "wxyz"

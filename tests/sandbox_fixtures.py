@@ -24,8 +24,8 @@ from typing import Any
 import pytest
 from openapi_schema_validator import OAS31Validator
 
-from bot.sandbox import Sandbox, seed_bare_repo
-from bot.sandbox.gitstore import ZERO, Person
+from memshelf_sandbox import Sandbox, seed_bare_repo
+from memshelf_sandbox.gitstore import ZERO, Person
 
 WEBHOOKS = Path(__file__).parent / "fixtures" / "webhooks"
 EPISODE = """---
@@ -226,7 +226,7 @@ def issue_comment_event(sb: Sandbox, number: int, body: str, user: str = "octoca
     if comment_id is not None:
         rest_comment = views.comment(sb.state.comments[comment_id])
     else:
-        from bot.sandbox.state import Comment
+        from memshelf_sandbox.state import Comment
 
         rest_comment = views.comment(Comment(sb.state.next_id(), number, body, sb.state.user(user)))
     rest_comment["body"] = body

@@ -7,8 +7,8 @@ import io
 from pathlib import Path
 
 from bot import action
-from bot.actionrun import parse_commands, parse_outputs
 from bot.runner import Runner
+from memshelf_sandbox.actionrun import parse_commands, parse_outputs
 from tests import action_harness
 from tests.action_harness import Harness, episode, git, seed_shelf, serve
 from tests.sandbox_fixtures import (

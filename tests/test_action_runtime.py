@@ -11,10 +11,10 @@ import pytest
 from github import GithubException, RateLimitExceededException
 
 from bot import github as gh
-from bot.actionrun import parse_commands, parse_outputs
 from bot.inputs import InputError, read
 from bot.runner import SUMMARY_LIMIT, Runner, fit_summary
 from memshelf_render.shelf import Settings
+from memshelf_sandbox.actionrun import parse_commands, parse_outputs
 
 # inputs ----------------------------------------------------------------------------------------
 

@@ -3,7 +3,7 @@ a comment or a pull request body — whatever the flow, including its failures."
 
 from __future__ import annotations
 
-from bot.actionrun import StepResult
+from memshelf_sandbox.actionrun import StepResult
 from tests import action_harness
 from tests.action_harness import BOT_TOKEN, Harness, episode
 from tests.sandbox_fixtures import issue_comment_event, push_event

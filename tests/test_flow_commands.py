@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 
 from bot import action
-from bot.actionrun import StepResult
 from bot.flows import resolve_pr
 from bot.runner import Runner
 from memshelf_render.render import render_shelf
 from memshelf_render.shelf import load_shelf
+from memshelf_sandbox.actionrun import StepResult
 from tests import action_harness
 from tests.action_harness import BOT_TOKEN, MAINTAINER_TOKEN, REPO, TOWER, Harness, episode, git
 from tests.sandbox_fixtures import WHO, issue_comment_event

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import threading
 
-from bot.actionrun import StepResult
 from bot.pulls import STATUS_CONTEXT
-from bot.sandbox.state import Label
+from memshelf_sandbox.actionrun import StepResult
+from memshelf_sandbox.state import Label
 from tests import action_harness
 from tests.action_harness import Harness, episode
 from tests.sandbox_fixtures import push_event

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from bot.actionrun import parse_commands
 from bot.runner import SUMMARY_LIMIT
+from memshelf_sandbox.actionrun import parse_commands
 from tests import action_harness
 from tests.action_harness import TOWER, Harness, episode, git
 from tests.sandbox_fixtures import WHO, pull_request_event

@@ -19,10 +19,10 @@ from concurrent.futures import Future, ThreadPoolExecutor
 import pytest
 from github import GithubException
 
-from bot.actionrun import StepResult
 from memshelf_render.derived import is_derived
 from memshelf_render.render import render_shelf
 from memshelf_render.shelf import load_shelf
+from memshelf_sandbox.actionrun import StepResult
 from tests import action_harness
 from tests.action_harness import Harness, episode
 from tests.sandbox_fixtures import push_event

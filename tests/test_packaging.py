@@ -303,4 +303,4 @@ def test_build_context_holds_only_what_pip_needs() -> None:
              if line and not line.startswith("#")]
     assert lines[0] == "*"
     assert {line[1:].rstrip("/") for line in lines if line.startswith("!")} == {
-        "constraints.txt", "pyproject.toml", "README.md", "memshelf_render", "bot"}
+        "constraints.txt", "pyproject.toml", "README.md", "LICENSE", "memshelf_render", "bot"}

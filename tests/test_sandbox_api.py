@@ -8,7 +8,7 @@ import json
 import pytest
 from github import GithubException, InputGitTreeElement
 
-from bot.sandbox import Sandbox
+from memshelf_sandbox import Sandbox
 from tests import sandbox_fixtures
 from tests.sandbox_fixtures import WHO, branch_with, raw_request
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from github import GithubException, RateLimitExceededException, UnknownObjectException
 
-from bot.sandbox import Sandbox
+from memshelf_sandbox import Sandbox
 from tests import sandbox_fixtures
 from tests.sandbox_fixtures import branch_with
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.sandbox import Sandbox
+from memshelf_sandbox import Sandbox
 from tests import sandbox_fixtures
 from tests.sandbox_fixtures import branch_with, raw_request
 

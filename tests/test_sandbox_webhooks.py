@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from bot.sandbox import Sandbox
-from bot.sandbox.gitstore import ZERO
+from memshelf_sandbox import Sandbox
+from memshelf_sandbox.gitstore import ZERO
 from tests import sandbox_fixtures
 from tests.sandbox_fixtures import (
     WEBHOOKS,

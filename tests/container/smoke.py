@@ -34,11 +34,11 @@ from typing import Any
 
 import yaml
 
-from bot.actionrun import StepResult, parse_commands, parse_outputs
+from memshelf_sandbox.actionrun import StepResult, parse_commands, parse_outputs
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 FIXTURE = Path(__file__).resolve().parent / "fixture"
-EXAMPLE = ROOT / "examples" / "shelf"
+EXAMPLE = ROOT / "memshelf_sandbox" / "data" / "example-shelf"
 MEMSHELF_BOT = Path(sys.executable).parent / "memshelf-bot"
 REPO = "octo/shelf"
 TOKEN = "ghs_smokeTestToken0000000000000000000000"

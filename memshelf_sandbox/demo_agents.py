@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .actionrun import StepResult
-from .demo import AGENT_TOKEN, BOT_TOKEN, REPO, Demo, expect, heading, show_file
+from .demo_stage import AGENT_TOKEN, BOT_TOKEN, REPO, Demo, expect, heading, show_file
 
 ZERO = "0" * 40
 MAINTAINER, MAINTAINER_TOKEN = "homelab-maintainer", "ghp_demoMaintainerToken00000000000000000"
