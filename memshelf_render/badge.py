@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
 
+from .cli import load_for_command
 from .findings import Finding, Severity
 from .records import Record, collect
-from .shelf import DEFAULT_CONTEXT_WINDOW, Shelf, load_for_command
+from .shelf import DEFAULT_CONTEXT_WINDOW, Shelf
 from .stats import LedgerRow, claimed_economy, human, tokens
 
 LABEL = "memory shelf"

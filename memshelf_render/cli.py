@@ -2,24 +2,41 @@
 
 Each command's module is imported only when that command runs, so `--version` and `validate`
 start fast. `bot.cli` adds the GitHub-side commands on top of this parser.
+
+The front-end is where the core's results are printed: config findings go to stderr here (the
+core never prints), every shelf-supplied text is escaped for the terminal (`escape.terminal`)
+and masked. A closed stdout (`| head`) ends the command quietly with status 141, as a Unix tool
+killed by SIGPIPE reports it; text that cannot be encoded (undecodable file-name bytes) is
+written with backslash escapes instead of failing.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from importlib import import_module
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
 
 from . import __version__
+
+if TYPE_CHECKING:
+    from .findings import Finding
+    from .shelf import Shelf
+
+BROKEN_PIPE_EXIT = 141
 
 
 def _add_validate(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("validate", help="check the shelf (or the named episodes) against every rule")
     p.add_argument("path", nargs="?", default=".", help="shelf root (default: current directory)")
-    p.add_argument("--changed", nargs="+", metavar="FILE", help="validate only these episodes (PR mode)")
+    p.add_argument("--changed", action="append", metavar="FILE",
+                   help="validate only this episode (PR mode); repeat for more: --changed A --changed B")
     p.add_argument("--format", choices=["text", "json", "github", "sarif"], default="text")
     p.add_argument("--strict", action="store_true", help="warnings fail too")
     p.add_argument("--list-rules", action="store_true", help="print the rule catalog and exit")
-    p.set_defaults(handler="memshelf_render.validate:cli_main")
+    p.set_defaults(handler="memshelf_render.validate_command:cli_main")
 
 
 def _add_render(sub: argparse._SubParsersAction) -> None:
@@ -81,13 +98,79 @@ def build_parser(prog: str = "memshelf-bot") -> tuple[argparse.ArgumentParser, a
 
 
 def dispatch(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
-    args = parser.parse_args(argv)
-    handler = getattr(args, "handler", None)
-    if handler is None:
-        parser.print_help()
-        return 2
-    module, _, func = handler.partition(":")
-    return int(getattr(import_module(module), func)(args) or 0)
+    """Parse and run one command. Exit 141 when stdout is closed early (`| head`)."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+    try:
+        args = parser.parse_args(argv)
+        handler = getattr(args, "handler", None)
+        if handler is None:
+            parser.print_help()
+            return 2
+        module, _, func = handler.partition(":")
+        code = int(getattr(import_module(module), func)(args) or 0)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        _silence_stdout()
+        return BROKEN_PIPE_EXIT
+
+
+def _silence_stdout() -> None:
+    """After a broken pipe: point stdout at /dev/null so the interpreter's final flush is quiet."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass  # not a real file (captured output): nothing is flushed at exit
+
+
+def shown(text: str) -> str:
+    """Shelf-supplied text as a terminal line may carry it: masked, controls made visible."""
+    from .escape import terminal
+    from .redact import mask
+
+    return terminal(mask(text))
+
+
+def _masked(value: Any) -> Any:
+    from .redact import mask
+
+    if isinstance(value, str):
+        return mask(value)
+    if isinstance(value, list | tuple):
+        return [_masked(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _masked(v) for k, v in value.items()}
+    return value
+
+
+def json_document(data: dict) -> str:
+    """A command's `--format json` object for stdout: every string value masked, and nothing a
+    terminal would act on (see `report.as_json.dumps`)."""
+    from .report.as_json import dumps
+
+    return dumps(_masked(data))
+
+
+def report_config(problems: list[Finding], err: TextIO | None = None) -> None:
+    """Config findings to stderr, one a line (the caller exits 2)."""
+    out = err or sys.stderr
+    for f in problems:
+        where = f"{f.path}:{f.line}" if f.line else f.path
+        out.write(f"{shown(where)}: {f.code}: {shown(f.message)}\n")
+
+
+def load_for_command(root: str | Path, *, defer_schemas: bool = False) -> Shelf | None:
+    """`load_shelf` for a command: None (after the config findings are printed) means exit 2."""
+    from .shelf import load_shelf
+
+    shelf, problems = load_shelf(root, defer_schemas=defer_schemas)
+    report_config(problems)
+    return shelf
 
 
 def main(argv: list[str] | None = None) -> int:

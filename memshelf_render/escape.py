@@ -10,6 +10,9 @@ log line, break out of an annotation property, or move a terminal's cursor.
   `::` (the runner would read it as a command) nor carries a control character.
 - `terminal`: text for a terminal or a text report: C0/C1 controls, ESC, DEL, bidirectional
   overrides and lone surrogates (undecodable file-name bytes) shown as visible escapes.
+- `json_text`: a JSON document as `json.dumps(..., ensure_ascii=False)` wrote it, with the
+  characters `terminal` would escape written as `\\uXXXX` escapes instead (the same JSON value,
+  so machines read it unchanged; a terminal showing it is not driven by it).
 """
 
 from __future__ import annotations
@@ -56,3 +59,19 @@ def log_line(text: str) -> str:
     if body.startswith("::"):  # the runner trims leading whitespace before it looks for `::`
         return line[: len(line) - len(body)] + "\\x3a" + body[1:]
     return line
+
+
+def _json_escape(m: re.Match[str]) -> str:
+    return f"\\u{ord(m.group(0)):04x}"
+
+
+# What `json.dumps(..., ensure_ascii=False)` leaves raw of `_UNSAFE` (it escapes C0 itself; line
+# breaks outside strings are the document's own layout).
+_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+                             "\u2028\u2029\ufeff\ud800-\udfff]")
+
+
+def json_text(document: str) -> str:
+    """A JSON document with every unsafe character (see `terminal`) as a `\\uXXXX` escape. Such
+    characters occur only inside JSON strings, where the escape denotes the same character."""
+    return _UNSAFE_IN_JSON.sub(_json_escape, document)

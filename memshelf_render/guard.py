@@ -9,13 +9,15 @@ by the CLI (changes from `git diff`) and by the Action (changes from the PR's fi
 from __future__ import annotations
 
 import fnmatch
-import json
 import subprocess
 import sys
 from dataclasses import dataclass, field
 
+from .cli import json_document, load_for_command, shown
+from .escape import log_line
 from .findings import Finding
-from .shelf import Shelf, load_for_command
+from .redact import mask
+from .shelf import Shelf
 
 MODE_SYMLINK = "120000"
 MODE_SUBMODULE = "160000"
@@ -178,25 +180,24 @@ def cli_main(args) -> int:
         changes = git_changes(shelf, args.base, args.head)
         base_ids = base_episode_ids(shelf, args.base)
     except subprocess.CalledProcessError as exc:
-        print(f"git failed: {exc.stderr.decode(errors='replace').strip()}", file=sys.stderr)
+        print(f"git failed: {shown(exc.stderr.decode(errors='replace').strip())}", file=sys.stderr)
         return 2
     allow = list(shelf.settings.allow_paths) + list(args.allow or [])
     result = classify(shelf, changes, base_ids=base_ids, allow=allow)
     if args.format == "json":
-        json.dump(result.as_dict(), sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
+        print(json_document(result.as_dict()))
     elif args.format == "github":
         from .report.as_github import annotation
 
         for f in result.findings:
             print(annotation({"error": "error", "warning": "warning"}.get(f.severity.value, "notice"),
-                             f.path, None, f"memshelf-bot: {f.code}", f"{f.message}\nfix: {f.rule.fix}"))
+                             mask(f.path), None, f"memshelf-bot: {f.code}", f"{mask(f.message)}\nfix: {f.rule.fix}"))
     else:
         for label, paths in (("added", result.added), ("modified", result.modified), ("removed", result.removed),
                              ("derived", result.derived), ("other", result.other), ("allowed", result.allowed)):
             for p in paths:
-                print(f"{label:9} {p}")
+                print(f"{label:9} {shown(p)}")
         for f in result.findings:
-            print(f"{f.path}: {f.severity.value} [{f.code}] {f.message}")
+            print(f"{log_line(mask(f.path))}: {f.severity.value} [{f.code}] {shown(f.message)}")
         print("guard: " + ("ok" if result.ok else "blocked"))
     return 0 if result.ok else 1

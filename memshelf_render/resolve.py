@@ -21,7 +21,6 @@ Deliberate differences from the reference (REFERENCE-BEHAVIOR §10, §14.6):
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from collections import Counter
@@ -29,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import __version__
+from .cli import json_document, report_config, shown
 from .derived import is_derived
 from .findings import Finding
 from .guard import is_episode_path
@@ -436,14 +436,15 @@ def resolve(root: str | Path, *, commit: bool = False) -> ResolveResult:
 
 
 def _print_text(result: ResolveResult) -> None:
+    """One line per path and note; each starts with our own word, the rest is `shown`."""
     for path in result.resolved:
-        print(f"unioned      {path}")
+        print(f"unioned      {shown(path)}")
     for path in result.regenerated:
-        print(f"regenerated  {path}")
+        print(f"regenerated  {shown(path)}")
     for item in result.unresolved:
-        print(f"unresolved   {item.path}: {item.reason}")
+        print(f"unresolved   {shown(item.path)}: {shown(item.reason)}")
     for note in result.notes:
-        print(f"note: {note}")
+        print(f"note: {shown(note)}")
     counts = result.validation.get("counts", {})
     print(f"validate: {result.validation.get('verdict')} ({counts.get('error', 0)} errors, "
           f"{counts.get('warning', 0)} warnings)")
@@ -462,15 +463,13 @@ def cli_main(args) -> int:
     try:
         result = resolve(args.path, commit=args.commit)
     except ShelfConfigError as exc:
-        for f in exc.problems:
-            where = f"{f.path}:{f.line}" if f.line else f.path
-            print(f"{where}: {f.message}", file=sys.stderr)
+        report_config(exc.problems)
         return 2
     except GitError as exc:
-        print(f"git failed: {exc}", file=sys.stderr)
+        print(f"git failed: {shown(str(exc))}", file=sys.stderr)
         return 2
     if args.format == "json":
-        print(json.dumps(result.as_dict(), indent=2, ensure_ascii=False))
+        print(json_document(result.as_dict()))
     else:
         _print_text(result)
     return result.exit_code

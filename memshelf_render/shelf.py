@@ -1,15 +1,18 @@
 """The shelf model: manifest, renderer config, bot settings and where the episodes are.
 
-Loading a shelf never follows a symlink and never reads outside the shelf root. A missing or
-schema-invalid `shelf.yml` (or `.memshelf-bot.yml`) is a config finding and no `Shelf`.
+Loading a shelf never follows a symlink and never reads outside the shelf root: every path the
+shelf names is checked component by component (`paths`), and only regular files are opened. A
+missing or schema-invalid `shelf.yml` (or `.memshelf-bot.yml`), or an index or ledger path that
+would overwrite something not derived, is a config finding and no `Shelf`. Config messages pass
+through the masker: a value quoted from a config file never echoes a secret.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import posixpath
 import stat
-import sys
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -17,9 +20,10 @@ from typing import Any
 
 import yaml
 
-from . import yamlload
+from . import paths, yamlload
 from .episode import Episode, parse, read_bytes
 from .findings import Finding
+from .redact import mask
 
 MANIFEST = "shelf.yml"
 SETTINGS = ".memshelf-bot.yml"
@@ -176,23 +180,13 @@ class Shelf:
         return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
     def read_bytes(self, rel: str) -> bytes | None:
-        path = self.root / rel
-        try:
-            st = os.lstat(path)
-        except OSError:
-            return None
-        if not stat.S_ISREG(st.st_mode):
-            return None
-        try:
-            return path.read_bytes()
-        except OSError:
-            return None
+        """A shelf file's bytes, or None if absent, outside the shelf, reached through a symbolic
+        link (at any component) or not a regular file."""
+        return paths.read_regular(self.root, rel)[0]
 
     def is_link(self, rel: str) -> bool:
-        try:
-            return stat.S_ISLNK(os.lstat(self.root / rel).st_mode)
-        except OSError:
-            return False
+        """Whether `rel` or one of its parents is a symbolic link (or it lies outside the shelf)."""
+        return paths.problem(self.root, rel) is not None
 
     @cached_property
     def _root_str(self) -> str:
@@ -205,12 +199,14 @@ class Shelf:
     def parse_episode(self, ref: EpisodeRef, *, upto_digest: bool = False) -> Episode:
         """Parse one discovered episode with the shelf's size cap (the one parser)."""
         cap = self.settings.max_episode_bytes
+        full = os.path.join(self._root_str, ref.path)
         try:
-            data, size = read_bytes(os.path.join(self._root_str, ref.path), cap)
+            mode = os.lstat(full).st_mode
+            if not stat.S_ISREG(mode):  # a FIFO would block the open, a device may act on it
+                return _unreadable(ref, f"is {paths.kind_of(mode)}, not a regular file (not read)")
+            data, size = read_bytes(full, cap)
         except OSError as exc:
-            ep = Episode(ref.path, ref.path.rsplit("/", 1)[-1][:-3], ref.category, ref.archived, readable=False)
-            ep.problems.append(Finding("file-unreadable", ref.path, None, f"cannot be read: {exc.strerror}"))
-            return ep
+            return _unreadable(ref, f"cannot be read: {exc.strerror}")
         return parse(data, ref.path, category=ref.category, archived=ref.archived, size=size, max_bytes=cap,
                      upto_digest=upto_digest)
 
@@ -218,6 +214,12 @@ class Shelf:
     def episodes(self) -> list[Episode]:
         """Every discovered episode (docs, then archive), parsed once."""
         return [self.parse_episode(ref) for ref in self.layout.episodes]
+
+
+def _unreadable(ref: EpisodeRef, why: str) -> Episode:
+    ep = Episode(ref.path, paths.stem(ref.path), ref.category, ref.archived, readable=False)
+    ep.problems.append(Finding("file-unreadable", ref.path, None, why))
+    return ep
 
 
 def _scandir(path: Path) -> list[os.DirEntry]:
@@ -237,21 +239,29 @@ def _is_repo(path: Path) -> bool:
 
 
 def discover(root: Path, docs_root: str, archive_root: str, extra_dirs: list[str] | None = None) -> Layout:
-    """Walk the docs root and the archive with lstat; record links, never follow them."""
+    """Walk the docs root and the archive with lstat; record links, never follow them (a docs
+    root or archive reached through a link is recorded as that link and not walked)."""
     layout = Layout()
     extra = set(extra_dirs or ())
     for base, archived in ((docs_root, False), (archive_root, True)):
+        link = paths.first_link(root, base)
+        if link is not None:
+            if link not in layout.symlinks:
+                layout.symlinks.append(link)
+            continue
+        if paths.problem(root, base) is not None:
+            continue
         base_path = root / base
         for entry in _scandir(base_path):
             rel = f"{base}/{entry.name}"
             if entry.is_symlink():
                 layout.symlinks.append(rel)
                 continue
-            if entry.is_file(follow_symlinks=False):
+            if not entry.is_dir(follow_symlinks=False):
                 if entry.name.endswith(".md") and not archived:
                     layout.stray_files.append(rel)
                 continue
-            if not entry.is_dir(follow_symlinks=False) or entry.name.startswith("."):
+            if entry.name.startswith("."):
                 continue
             if rel in extra:
                 continue
@@ -268,10 +278,11 @@ def _scan_category(layout: Layout, path: Path, rel: str, category: str, archived
         child = f"{rel}/{entry.name}"
         if entry.is_symlink():
             layout.symlinks.append(child)
-        elif entry.is_file(follow_symlinks=False):
+        elif not entry.is_dir(follow_symlinks=False):
+            # regular or not (a FIFO, a device): an episode; parsing refuses what is not regular
             if entry.name.endswith(".md") and entry.name != "SUBINDEX.md":
                 layout.episodes.append(EpisodeRef(child, category, archived))
-        elif entry.is_dir(follow_symlinks=False) and not entry.name.startswith("."):
+        elif not entry.name.startswith("."):
             if _is_repo(Path(entry.path)):
                 layout.submodules.append(child)
                 continue
@@ -307,23 +318,32 @@ def _schema_errors(data: Any, schema_name: str) -> list[tuple[str, str]]:
     return out
 
 
+def _finding(code: str, rel: str, line: int | None, message: str) -> Finding:
+    """A config finding; its message may quote a config value, so it is masked."""
+    return Finding(code, rel, line, mask(message))
+
+
 def _load_yaml_file(root: Path, rel: str, code: str) -> tuple[Any, dict[str, int], list[Finding]]:
-    path = root / rel
+    """A config file's YAML (None when absent), its top-level key lines, and why it is unusable."""
+    raw, why = paths.read_regular(root, rel)
+    if why is not None:
+        return None, {}, [_finding(code, rel, None, f"{rel} {why}")]
+    if raw is None:
+        return None, {}, []
     try:
-        raw = path.read_bytes()
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        return None, {}, [Finding(code, rel, None, "not valid UTF-8")]
-    except OSError as exc:
-        return None, {}, [Finding(code, rel, None, f"cannot be read: {exc.strerror}")]
+        return None, {}, [_finding(code, rel, None, "not valid UTF-8")]
     try:
         node = yamlload.compose(text)
         data = None if node is None else yamlload.construct(node)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        return None, {}, [Finding(code, rel, mark.line + 1 if mark else None, f"not valid YAML: {exc.problem}")]
-    except (yaml.YAMLError, ValueError, RecursionError) as exc:
-        return None, {}, [Finding(code, rel, None, f"not valid YAML: {exc}")]
+        return None, {}, [_finding(code, rel, mark.line + 1 if mark else None, f"not valid YAML: {exc.problem}")]
+    except (yaml.YAMLError, ValueError) as exc:
+        return None, {}, [_finding(code, rel, None, f"not valid YAML: {exc}")]
+    except RecursionError:
+        return None, {}, [_finding(code, rel, None, "not valid YAML: nested too deeply")]
     lines: dict[str, int] = {}
     if isinstance(node, yaml.MappingNode):
         for key, _ in node.value:
@@ -333,26 +353,80 @@ def _load_yaml_file(root: Path, rel: str, code: str) -> tuple[Any, dict[str, int
 
 def _read_settings(root: Path) -> tuple[Any, dict[str, int], list[Finding]]:
     """`.memshelf-bot.yml` as YAML (absent: an empty mapping); schema checked separately."""
-    path = root / SETTINGS
-    if os.path.islink(path):
-        return None, {}, [Finding("settings-invalid", SETTINGS, None, "is a symbolic link (not followed)")]
-    if not path.exists():
-        return {}, {}, []
     data, lines, problems = _load_yaml_file(root, SETTINGS, "settings-invalid")
     return ({} if data is None and not problems else data), lines, problems
 
 
+def _schema_findings(code: str, rel: str, data: Any, lines: dict[str, int], schema: str) -> list[Finding]:
+    try:
+        errors = _schema_errors(data, schema)
+    except RecursionError:
+        return [_finding(code, rel, None, f"{rel} is nested too deeply to check")]
+    return [_finding(code, rel, lines.get(key), msg) for key, msg in errors]
+
+
 def _settings_findings(settings: Any, lines: dict[str, int]) -> list[Finding]:
-    return [Finding("settings-invalid", SETTINGS, lines.get(key), msg)
-            for key, msg in _schema_errors(settings, "settings.schema.json")]
+    return _schema_findings("settings-invalid", SETTINGS, settings, lines, "settings.schema.json")
 
 
 def schema_findings(manifest: Any, manifest_lines: dict[str, int], settings: Any,
                     settings_lines: dict[str, int]) -> list[Finding]:
-    """shelf.yml against the shelf-spec schema, `.memshelf-bot.yml` against ours."""
-    found = [Finding("manifest-invalid", MANIFEST, manifest_lines.get(key), msg)
-             for key, msg in _schema_errors(manifest, "shelf.schema.json")]
+    """shelf.yml against the shelf-spec schema and the derived-path rules, `.memshelf-bot.yml`
+    against ours."""
+    found = _schema_findings("manifest-invalid", MANIFEST, manifest, manifest_lines, "shelf.schema.json")
+    found = found or derived_path_findings(manifest, manifest_lines)
     return found or _settings_findings(settings, settings_lines)
+
+
+RECALL_LOG = "recall-log.tsv"
+_FIXED_DERIVED = ("stats.svg", "badge.svg", "badge.json", f"{ARCHIVE_DIR}/INDEX.md")
+_FORBIDDEN_DIRS = (".git", ".github")
+
+
+def _normal(path: str) -> str:
+    return posixpath.normpath(path.replace("\\", "/")).lstrip("/")
+
+
+def _derived_path_problem(path: str, manifest: dict[str, Any]) -> str | None:
+    """Why a manifest-named derived path (index or ledger) would overwrite something that is not
+    derived, or leave the shelf; None when it is safe to render to."""
+    norm = _normal(path)
+    parts = paths.parts_of(norm)
+    if parts is None or path.startswith("/"):
+        return "is outside the shelf"
+    if any(p.casefold() in _FORBIDDEN_DIRS for p in parts):
+        return f"lies under {next(p for p in parts if p.casefold() in _FORBIDDEN_DIRS)}/, which render never writes"
+    policy = manifest.get("policy") if isinstance(manifest.get("policy"), dict) else {}
+    own = {MANIFEST, SETTINGS, DOCSHELF, f"{ARCHIVE_DIR}/{DOCSHELF}", RECALL_LOG, ".gitmodules",
+           ".gitattributes", ".gitignore", _normal(str(policy.get("path", "POLICY.md"))),
+           _normal(str(policy.get("patterns", "POLICY.patterns")))}
+    if norm in own:
+        return f"is {norm}, which is not a derived file"
+    if norm in _FIXED_DERIVED:
+        return f"collides with the derived {norm}"
+    docs = _normal(str(manifest.get("docs_root", "docs")))
+    for base in (docs, f"{ARCHIVE_DIR}/{docs}"):
+        if norm.startswith(base + "/") and norm.endswith(".md"):
+            return f"is a Markdown file under {base}/, where episodes live"
+    return None
+
+
+def derived_path_findings(manifest: dict[str, Any], lines: dict[str, int]) -> list[Finding]:
+    """`index.path` and `ledger.path` must name a path render may overwrite: inside the shelf,
+    not a config, policy or recall-log file, not under `.git/`, not an episode, not each other."""
+    found, seen = [], {}
+    for section, default in (("index", "INDEX.md"), ("ledger", "ledger.tsv")):
+        value = manifest.get(section)
+        path = value.get("path", default) if isinstance(value, dict) else default
+        if not isinstance(path, str):
+            continue
+        why = _derived_path_problem(path, manifest)
+        if why is None and _normal(path) in seen:
+            why = f"is also {seen[_normal(path)]}.path"
+        seen[_normal(path)] = section
+        if why is not None:
+            found.append(_finding("manifest-invalid", MANIFEST, lines.get(section), f"{section}.path '{path}' {why}"))
+    return found
 
 
 def load_settings(root: Path) -> tuple[Settings | None, list[Finding]]:
@@ -362,18 +436,21 @@ def load_settings(root: Path) -> tuple[Settings | None, list[Finding]]:
     return (None, problems) if problems else (Settings.from_mapping(data), [])
 
 
-def load_docshelf(root: Path) -> tuple[DocshelfConfig, str | None]:
-    """Renderer config with defaults; a second value describes why the file was unusable."""
-    path = root / DOCSHELF
-    if os.path.islink(path):
-        return DocshelfConfig(), "is a symbolic link (not followed)"
-    if not path.is_file():
+def load_docshelf(root: Path, rel: str = DOCSHELF) -> tuple[DocshelfConfig, str | None]:
+    """Renderer config with defaults; a second value (masked) describes why the file was unusable."""
+    raw, why = paths.read_regular(root, rel)
+    if why is not None:
+        return DocshelfConfig(), why
+    if raw is None:
         return DocshelfConfig(), None
     try:
-        data = json.loads(path.read_bytes().decode("utf-8"))
+        data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
-        return DocshelfConfig(), f"not valid JSON: {exc}"
-    return docshelf_from_mapping(data)
+        return DocshelfConfig(), mask(f"not valid JSON: {exc}")
+    except RecursionError:
+        return DocshelfConfig(), "not valid JSON: nested too deeply"
+    cfg, problem = docshelf_from_mapping(data)
+    return cfg, None if problem is None else mask(problem)
 
 
 def docshelf_from_mapping(data: Any) -> tuple[DocshelfConfig, str | None]:
@@ -410,15 +487,14 @@ def load_shelf(root: str | Path, *, defer_schemas: bool = False) -> tuple[Shelf 
     `defer_schemas` leaves the JSON-Schema checks to `Shelf.schema_problems()`, so a caller can
     start work that needs only the parsed files (and import jsonschema) in the meantime."""
     root = Path(root)
-    manifest_path = root / MANIFEST
-    if os.path.islink(manifest_path):
-        return None, [Finding("manifest-invalid", MANIFEST, None, "shelf.yml is a symbolic link (not followed)")]
-    if not manifest_path.is_file():
-        where = "" if root.is_dir() else " (the shelf path is not a directory)"
-        return None, [Finding("manifest-missing", MANIFEST, None, f"no shelf.yml at the shelf root{where}")]
+    if not root.is_dir():
+        what = "does not exist" if not os.path.lexists(root) else "is not a directory"
+        return None, [_finding("manifest-missing", MANIFEST, None, f"the shelf path {root} {what}")]
     data, lines, problems = _load_yaml_file(root, MANIFEST, "manifest-invalid")
     if problems:
         return None, problems
+    if data is None and not paths.exists(root, MANIFEST):
+        return None, [Finding("manifest-missing", MANIFEST, None, "no shelf.yml at the shelf root")]
     if not isinstance(data, dict):
         return None, [Finding("manifest-invalid", MANIFEST, 1, "shelf.yml is not a mapping of keys to values")]
     settings_data, settings_lines, problems = _read_settings(root)
@@ -434,17 +510,3 @@ def load_shelf(root: str | Path, *, defer_schemas: bool = False) -> tuple[Shelf 
     shelf = Shelf(root, data, lines, settings, docshelf, problem)
     shelf.unchecked_schemas = pending if defer_schemas else None
     return shelf, []
-
-
-def report_config(problems: list[Finding]) -> None:
-    """Config findings for a command-line front-end: to stderr, one a line (the caller exits 2)."""
-    for f in problems:
-        where = f"{f.path}:{f.line}" if f.line else f.path
-        print(f"{where}: {f.code}: {f.message}", file=sys.stderr)
-
-
-def load_for_command(root: str | Path, *, defer_schemas: bool = False) -> Shelf | None:
-    """`load_shelf` for a command-line front-end: None (after `report_config`) means exit 2."""
-    shelf, problems = load_shelf(root, defer_schemas=defer_schemas)
-    report_config(problems)
-    return shelf

@@ -15,8 +15,9 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from . import __version__
+from .cli import load_for_command
 from .records import collect
-from .shelf import DEFAULT_CONTEXT_WINDOW, Shelf, load_for_command
+from .shelf import DEFAULT_CONTEXT_WINDOW, Shelf
 
 RECALL_LOG = "recall-log.tsv"
 CONTEXT_WINDOW_ENV = "MEMSHELF_CONTEXT_WINDOW"

@@ -130,11 +130,12 @@ def _stems_by_id(shelf: Shelf) -> dict[str, list[str]]:
 
 
 def _masked(findings: list[Finding], ctx: Context) -> list[Finding]:
-    """Every message passes through the masker: no output ever carries a secret."""
+    """Every field a finding carries passes through the masker (its path and its message; fix and
+    spec rule come from the catalog): no output ever carries a secret, not even in a file name."""
     out = []
     for f in findings:
-        message = mask(f.message, ctx.policy)
-        out.append(f if message == f.message else Finding(f.code, f.path, f.line, message))
+        path, message = mask(f.path, ctx.policy), mask(f.message, ctx.policy)
+        out.append(f if (path, message) == (f.path, f.message) else Finding(f.code, path, f.line, message))
     out.sort(key=Finding.sort_key)
     return out
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 
 from memshelf_render.catalog import RULES
-from memshelf_render.report.as_github import annotation, escape_data, escape_property
+from memshelf_render.escape import workflow_data as escape_data
+from memshelf_render.escape import workflow_property as escape_property
+from memshelf_render.report.as_github import annotation
 from tests.shelfkit import MANIFEST, TOPIC, TOPIC_PATH, make_shelf, run_cli, validate_json
 
 GH_TOKEN = "ghp_" + "Zz09" * 9

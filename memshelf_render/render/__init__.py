@@ -11,7 +11,6 @@ archive/INDEX.md (and its SUBINDEX files), stats.svg, then the badge when enable
 
 from __future__ import annotations
 
-import json
 import posixpath
 import sys
 from collections import defaultdict
@@ -20,6 +19,7 @@ from dataclasses import dataclass, field
 
 from .. import __version__
 from ..chartjob import ChartJob
+from ..cli import json_document, load_for_command, report_config, shown
 from ..derived import (
     ARCHIVE_INDEX,
     BADGE_PATHS,
@@ -33,7 +33,7 @@ from ..derived import (
 )
 from ..parallel import cores
 from ..records import Collecting, Record
-from ..shelf import DOCSHELF, Shelf, load_for_command, report_config
+from ..shelf import DOCSHELF, Shelf
 from ..text import MAX_DESCRIPTION_CHARS, flatten
 from .archive import CONFIG_PATH, archive_book
 from .disk import on_disk, sync
@@ -233,16 +233,17 @@ def render_shelf(shelf: Shelf, *, check: bool = False, badge: bool | None = None
 
 
 def _print_text(result: RenderResult) -> None:
+    """One line per path and warning; each starts with our own word, the rest is `shown`."""
     for path in result.written:
-        print(f"wrote    {path}")
+        print(f"wrote    {shown(path)}")
     for path in result.deleted:
-        print(f"deleted  {path}")
+        print(f"deleted  {shown(path)}")
     for path in result.drifted:
-        print(f"drifted  {path}")
+        print(f"drifted  {shown(path)}")
     for path, reason in result.skipped:
-        print(f"skipped  {path}: {reason}")
+        print(f"skipped  {shown(path)}: {shown(reason)}")
     for text in result.warnings:
-        print(f"warning: {text}")
+        print(f"warning: {shown(text)}")
     if result.check:
         verdict = f"{len(result.drifted)} drifted" if result.drifted else "no drift"
         print(f"render --check: {result.episodes} episodes, {len(result.files)} derived files, {verdict}")
@@ -266,7 +267,7 @@ def run_command(args, chart: ChartJob) -> int:
         return 2
     result = render_shelf(shelf, check=args.check, badge=args.badge, chart=chart, rows=rows)
     if args.format == "json":
-        print(json.dumps(result.as_dict(), indent=2, ensure_ascii=False))
+        print(json_document(result.as_dict()))
     else:
         _print_text(result)
     if result.drifted:

@@ -1,30 +1,30 @@
-"""GitHub workflow commands (`::error file=...,line=...::message`), escaped as the runner expects."""
+"""GitHub workflow commands (`::error file=...,line=...::message`), escaped as the runner expects.
+
+Every property and the message are escaped for the channel (`escape.workflow_property`,
+`escape.workflow_data`) after control characters are made visible, so a hostile file name or
+value can neither end the command early, add a property, nor reach the log as a control
+sequence; the closing summary line is the bot's own text.
+"""
 
 from __future__ import annotations
 
 from typing import TextIO
 
+from ..escape import multiline_terminal, terminal, workflow_data, workflow_property
 from .paths import workspace_path
 
 LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
 
 
-def escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def escape_property(text: str) -> str:
-    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
 def annotation(level: str, path: str | None, line: int | None, title: str, message: str) -> str:
+    """One workflow command line; `level` is the bot's own (error, warning, notice)."""
     props = []
     if path:
-        props.append(f"file={escape_property(path)}")
+        props.append(f"file={workflow_property(terminal(path))}")
         if line:
-            props.append(f"line={line}")
-    props.append(f"title={escape_property(title)}")
-    return f"::{level} {','.join(props)}::{escape_data(message)}"
+            props.append(f"line={int(line)}")
+    props.append(f"title={workflow_property(terminal(title))}")
+    return f"::{level} {','.join(props)}::{workflow_data(multiline_terminal(message))}"
 
 
 def finding_annotation(report, f) -> str:

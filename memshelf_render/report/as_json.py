@@ -7,6 +7,7 @@ from typing import TextIO
 
 from .. import __version__
 from ..catalog import RULES
+from ..escape import json_text
 
 
 def as_dict(report) -> dict:
@@ -19,9 +20,14 @@ def as_dict(report) -> dict:
     }
 
 
+def dumps(data: dict) -> str:
+    """A JSON document for stdout: readable Unicode, but no character a terminal would act on
+    (those are `\\uXXXX` escapes; lone surrogates from undecodable file names too)."""
+    return json_text(json.dumps(data, ensure_ascii=False, indent=2))
+
+
 def write(report, out: TextIO) -> None:
-    json.dump(as_dict(report), out, ensure_ascii=False, indent=2)
-    out.write("\n")
+    out.write(dumps(as_dict(report)) + "\n")
 
 
 def write_rules(out: TextIO) -> None:
@@ -30,5 +36,4 @@ def write_rules(out: TextIO) -> None:
          "summary": r.summary, "fix": r.fix}
         for r in RULES.values()
     ]
-    json.dump({"tool": "memshelf-bot", "version": __version__, "rules": rules}, out, ensure_ascii=False, indent=2)
-    out.write("\n")
+    out.write(dumps({"tool": "memshelf-bot", "version": __version__, "rules": rules}) + "\n")

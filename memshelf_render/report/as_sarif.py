@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from typing import TextIO
 
 from .. import __version__
 from ..catalog import RULES
+from .as_json import dumps
 from .paths import workspace_path
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -38,7 +38,7 @@ def as_dict(report) -> dict:
     results = []
     for f in report.findings:
         uri = workspace_path(report.root, f.path) if f.path else "shelf.yml"
-        fingerprint = hashlib.sha256(f"{f.code}\0{f.path}\0{f.message}".encode()).hexdigest()
+        fingerprint = hashlib.sha256(f"{f.code}\0{f.path}\0{f.message}".encode("utf-8", "surrogateescape")).hexdigest()
         results.append({
             "ruleId": f.code,
             "ruleIndex": index[f.code],
@@ -65,5 +65,4 @@ def as_dict(report) -> dict:
 
 
 def write(report, out: TextIO) -> None:
-    json.dump(as_dict(report), out, ensure_ascii=False, indent=2)
-    out.write("\n")
+    out.write(dumps(as_dict(report)) + "\n")

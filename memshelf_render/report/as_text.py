@@ -1,16 +1,18 @@
-"""Human-readable output for a terminal."""
+"""Human-readable output for a terminal: every shelf-supplied text with its controls made visible
+(`escape.terminal`), so a file name or value can never move the cursor or retitle the window."""
 
 from __future__ import annotations
 
 from typing import TextIO
 
 from ..catalog import RULES
+from ..escape import log_line, terminal
 
 
 def write(report, out: TextIO) -> None:
     for f in report.findings:
-        where = f.path + (f":{f.line}" if f.line else "")
-        out.write(f"{where}: {f.severity.value} [{f.code}] {f.message}\n")
+        where = log_line(f.path) + (f":{f.line}" if f.line else "")  # it starts the line
+        out.write(f"{where}: {f.severity.value} [{f.code}] {terminal(f.message)}\n")
         out.write(f"    fix: {f.rule.fix}\n")
     c = report.counts
     out.write(
