@@ -11,10 +11,10 @@ reference: an extra directory's `.meta.json` is nobody's output.
 from __future__ import annotations
 
 import os
-import posixpath
-import stat
 from dataclasses import dataclass
 
+from . import paths
+from .paths import normalize
 from .shelf import ARCHIVE_DIR, STANDARD_CATEGORIES, Shelf
 
 STATS_PATH = "stats.svg"
@@ -70,18 +70,11 @@ def badge_enabled(shelf: Shelf, badge: bool | None = None) -> bool:
 
 
 def _exists(shelf: Shelf, rel: str) -> bool:
-    try:
-        os.lstat(shelf.abs(rel))
-    except OSError:
-        return False
-    return True
+    return paths.exists(shelf.root, rel)
 
 
 def _is_dir(shelf: Shelf, rel: str) -> bool:
-    try:
-        return stat.S_ISDIR(os.lstat(shelf.abs(rel)).st_mode)
-    except OSError:
-        return False
+    return paths.is_dir(shelf.root, rel)
 
 
 def meta_paths(shelf: Shelf, *, archived: bool) -> list[str]:
@@ -124,11 +117,6 @@ def derived_paths(shelf: Shelf, badge: bool | None = None) -> list[str]:
     if badge_enabled(shelf, badge):
         paths += BADGE_PATHS
     return list(dict.fromkeys(normalize(p) for p in paths))
-
-
-def normalize(path: str) -> str:
-    """A shelf-relative POSIX path without `./`, doubled or trailing slashes."""
-    return posixpath.normpath(path.replace("\\", "/")).lstrip("/")
 
 
 def _split_under(path: str, base: str) -> list[str] | None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from .cli import json_document, load_for_command, shown
 from .escape import log_line
 from .findings import Finding
+from .paths import stem
 from .redact import mask
 from .shelf import Shelf
 
@@ -75,10 +76,6 @@ def _allowed(path: str, patterns: tuple[str, ...] | list[str]) -> bool:
     return any(fnmatch.fnmatchcase(path, p) or path.startswith(p.rstrip("/") + "/") for p in patterns)
 
 
-def stem(path: str) -> str:
-    return path.rsplit("/", 1)[-1][:-3]
-
-
 def classify(shelf: Shelf, changes: list[Change], *, base_ids: set[str], allow: list[str] | tuple[str, ...] = ()) -> GuardResult:
     from .derived import is_derived
 
@@ -130,6 +127,8 @@ def _classify_one(shelf, c: Change, base_ids, allow, result: GuardResult, is_der
 
 
 def _git(shelf: Shelf, *args: str) -> str:
+    """git's output; every call that takes a user revision puts `--end-of-options` before it, so
+    a revision such as `--output=FILE` is a revision (that does not exist), never an option."""
     return subprocess.run(["git", *args], cwd=shelf.root, capture_output=True, check=True).stdout.decode(
         "utf-8", errors="surrogateescape")
 
@@ -137,7 +136,8 @@ def _git(shelf: Shelf, *args: str) -> str:
 def git_changes(shelf: Shelf, base: str, head: str) -> list[Change]:
     """Changes in base...head (merge-base diff), shelf-relative, with head-side modes."""
     prefix = _git(shelf, "rev-parse", "--show-prefix").strip()
-    raw = _git(shelf, "diff", "--raw", "-z", "--find-renames", "--no-abbrev", f"{base}...{head}", "--", ":/")
+    raw = _git(shelf, "diff", "--raw", "-z", "--find-renames", "--no-abbrev", "--end-of-options",
+               f"{base}...{head}", "--", ":/")
     fields = raw.split("\0")
     out: list[Change] = []
     i = 0
@@ -168,7 +168,7 @@ def _relative(repo_path: str, prefix: str) -> str:
 
 def base_episode_ids(shelf: Shelf, base: str) -> set[str]:
     roots = [shelf.docs_root, shelf.archive_docs_root]
-    listing = _git(shelf, "ls-tree", "-r", "--name-only", "-z", base, "--", *roots)
+    listing = _git(shelf, "ls-tree", "-r", "--name-only", "-z", "--end-of-options", base, "--", *roots)
     return {stem(p) for p in listing.split("\0") if is_episode_path(shelf, p)}
 
 

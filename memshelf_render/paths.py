@@ -10,6 +10,7 @@ a link); `read_regular` reads a file only when that check passes and the file is
 from __future__ import annotations
 
 import os
+import posixpath
 import stat
 from pathlib import Path
 
@@ -20,6 +21,21 @@ def stem(path: str) -> str:
     """An episode's id as its file name gives it: `docs/topics/2026-01-05-x.md` -> `2026-01-05-x`."""
     name = path.rsplit("/", 1)[-1]
     return name[:-3] if name.endswith(".md") else name
+
+
+def normalize(path: str) -> str:
+    """A shelf-relative POSIX path without `./`, doubled or trailing slashes (backslashes read as
+    slashes); a `..` that climbs out stays, for `parts_of` to refuse."""
+    return posixpath.normpath(path.replace("\\", "/")).lstrip("/")
+
+
+def undecodable(path: str) -> bool:
+    """Whether a path holds bytes that are not UTF-8 (they arrive as lone surrogates)."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def parts_of(rel: str) -> list[str] | None:

@@ -452,9 +452,20 @@ def _print_text(result: ResolveResult) -> None:
         print(f"commit: {result.commit_error}")
     elif result.committed:
         print(f"committed {result.commit}")
-    done = {"resolved": "resolved", "attention": "resolved, but validate reports errors",
-            "needs-human": "needs a human"}[result.status]
-    print(f"resolve: {done}")
+    print(f"resolve: {_verdict(result)}")
+
+
+def _verdict(result: ResolveResult) -> str:
+    """The last line, truthful about what happened: outside a merge nothing was resolved."""
+    if result.status == "needs-human":
+        return "needs a human"
+    errors = "" if result.status == "resolved" else ", but validate reports errors"
+    if result.in_merge:
+        return f"resolved{errors}"
+    where = "not in a merge" if result.git else "not a git repository"
+    if result.resolved:
+        return f"{where}: {', '.join(result.resolved)} unioned, derived files regenerated{errors}"
+    return f"{where}: derived files regenerated only{errors}"
 
 
 def cli_main(args) -> int:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import posixpath
 import stat
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -199,6 +198,8 @@ class Shelf:
     def parse_episode(self, ref: EpisodeRef, *, upto_digest: bool = False) -> Episode:
         """Parse one discovered episode with the shelf's size cap (the one parser)."""
         cap = self.settings.max_episode_bytes
+        if paths.undecodable(ref.path):  # an id is text: no row, no INDEX entry for such a name
+            return _unreadable(ref, "the file name is not valid UTF-8 (not read)", "invalid-utf8")
         full = os.path.join(self._root_str, ref.path)
         try:
             mode = os.lstat(full).st_mode
@@ -216,9 +217,9 @@ class Shelf:
         return [self.parse_episode(ref) for ref in self.layout.episodes]
 
 
-def _unreadable(ref: EpisodeRef, why: str) -> Episode:
+def _unreadable(ref: EpisodeRef, why: str, code: str = "file-unreadable") -> Episode:
     ep = Episode(ref.path, paths.stem(ref.path), ref.category, ref.archived, readable=False)
-    ep.problems.append(Finding("file-unreadable", ref.path, None, why))
+    ep.problems.append(Finding(code, ref.path, None, why))
     return ep
 
 
@@ -383,14 +384,10 @@ _FIXED_DERIVED = ("stats.svg", "badge.svg", "badge.json", f"{ARCHIVE_DIR}/INDEX.
 _FORBIDDEN_DIRS = (".git", ".github")
 
 
-def _normal(path: str) -> str:
-    return posixpath.normpath(path.replace("\\", "/")).lstrip("/")
-
-
 def _derived_path_problem(path: str, manifest: dict[str, Any]) -> str | None:
     """Why a manifest-named derived path (index or ledger) would overwrite something that is not
     derived, or leave the shelf; None when it is safe to render to."""
-    norm = _normal(path)
+    norm = paths.normalize(path)
     parts = paths.parts_of(norm)
     if parts is None or path.startswith("/"):
         return "is outside the shelf"
@@ -398,13 +395,13 @@ def _derived_path_problem(path: str, manifest: dict[str, Any]) -> str | None:
         return f"lies under {next(p for p in parts if p.casefold() in _FORBIDDEN_DIRS)}/, which render never writes"
     policy = manifest.get("policy") if isinstance(manifest.get("policy"), dict) else {}
     own = {MANIFEST, SETTINGS, DOCSHELF, f"{ARCHIVE_DIR}/{DOCSHELF}", RECALL_LOG, ".gitmodules",
-           ".gitattributes", ".gitignore", _normal(str(policy.get("path", "POLICY.md"))),
-           _normal(str(policy.get("patterns", "POLICY.patterns")))}
+           ".gitattributes", ".gitignore", paths.normalize(str(policy.get("path", "POLICY.md"))),
+           paths.normalize(str(policy.get("patterns", "POLICY.patterns")))}
     if norm in own:
         return f"is {norm}, which is not a derived file"
     if norm in _FIXED_DERIVED:
         return f"collides with the derived {norm}"
-    docs = _normal(str(manifest.get("docs_root", "docs")))
+    docs = paths.normalize(str(manifest.get("docs_root", "docs")))
     for base in (docs, f"{ARCHIVE_DIR}/{docs}"):
         if norm.startswith(base + "/") and norm.endswith(".md"):
             return f"is a Markdown file under {base}/, where episodes live"
@@ -421,9 +418,9 @@ def derived_path_findings(manifest: dict[str, Any], lines: dict[str, int]) -> li
         if not isinstance(path, str):
             continue
         why = _derived_path_problem(path, manifest)
-        if why is None and _normal(path) in seen:
-            why = f"is also {seen[_normal(path)]}.path"
-        seen[_normal(path)] = section
+        if why is None and paths.normalize(path) in seen:
+            why = f"is also {seen[paths.normalize(path)]}.path"
+        seen[paths.normalize(path)] = section
         if why is not None:
             found.append(_finding("manifest-invalid", MANIFEST, lines.get(section), f"{section}.path '{path}' {why}"))
     return found

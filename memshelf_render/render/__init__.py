@@ -25,6 +25,7 @@ from ..derived import (
     BADGE_PATHS,
     STATS_PATH,
     badge_enabled,
+    derived_paths,
     index_is_derived,
     meta_paths,
     normalize,
@@ -103,6 +104,12 @@ def _record_warnings(records: list[Record]) -> list[str]:
     return out
 
 
+def utf8(text: str) -> bytes:
+    """A derived text file's bytes. An undecodable file-name byte (a lone surrogate) is written as
+    a visible `\\udcXX` escape: a derived file stays valid UTF-8 whatever a file is called."""
+    return text.encode("utf-8", "backslashreplace")
+
+
 def _index_files(shelf: Shelf, book: Book, meta: dict, splits: dict, foot: str) -> dict[str, bytes | None]:
     """The book's INDEX, then its SUBINDEX files (empty when a human keeps the docs INDEX)."""
     if not book.archived and not index_is_derived(shelf):
@@ -110,12 +117,12 @@ def _index_files(shelf: Shelf, book: Book, meta: dict, splits: dict, foot: str) 
     categories = index_categories(shelf, archived=book.archived, meta=meta, splits=splits)
     links = Links(book.cfg, book.rel(posixpath.dirname(book.index_path)))
     text = index_text(book.cfg, categories, links, default_preamble=book.default_preamble, footer_line=foot)
-    files: dict[str, bytes | None] = {book.index_path: text.encode("utf-8")}
+    files: dict[str, bytes | None] = {book.index_path: utf8(text)}
     split_entries = {e.split_dir: e for entries in categories.values() for e in entries if e.sections}
     for path in subindex_paths(shelf, archived=book.archived):
         folder = book.rel(posixpath.dirname(path))
         entry = split_entries.get(folder)
-        files[path] = None if entry is None else subindex_text(entry, Links(book.cfg, folder), foot).encode("utf-8")
+        files[path] = None if entry is None else utf8(subindex_text(entry, Links(book.cfg, folder), foot))
     return files
 
 
@@ -223,7 +230,7 @@ def render_shelf(shelf: Shelf, *, check: bool = False, badge: bool | None = None
     finally:
         if own:
             job.close()
-    outcome = sync(shelf.root, files, check=check)
+    outcome = sync(shelf.root, files, check=check, derived=derived_paths(shelf, badge))
     return RenderResult(
         files=files, check=check, episodes=len(shelf.layout.episodes),
         written=outcome.written, deleted=outcome.deleted, unchanged=outcome.unchanged,

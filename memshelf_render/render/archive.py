@@ -21,5 +21,5 @@ CONFIG_PATH = f"{ARCHIVE_DIR}/{DOCSHELF}"
 def archive_book(shelf: Shelf) -> tuple[Book, str | None]:
     """The archive as an index root, with `archive/.docshelf.json` (or the defaults), and why
     that config was unusable (if it was)."""
-    cfg, problem = load_docshelf(shelf.root / ARCHIVE_DIR)
+    cfg, problem = load_docshelf(shelf.root, CONFIG_PATH)
     return Book(True, ARCHIVE_DIR, cfg, ARCHIVE_INDEX, ARCHIVE_PREAMBLE), problem

@@ -3,7 +3,8 @@
 A file is replaced by writing a temporary sibling and renaming it over the path, so a reader sees
 the old bytes or the new ones, never half a file. A symlink at a derived path is replaced (or
 removed) itself; its target is never written. A derived path below a symlinked or non-directory
-parent is not touched at all and is reported as skipped.
+parent is not touched at all and is reported as skipped. As a last line of defence, `sync`
+writes or deletes only paths in the derived-path list it is given (never under `.git/`).
 """
 
 from __future__ import annotations
@@ -12,8 +13,11 @@ import contextlib
 import os
 import stat
 import tempfile
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from .. import paths
 
 _DEFAULT_MODE = 0o644
 
@@ -42,6 +46,8 @@ def _blocked_parent(root: Path, rel: str) -> str | None:
     parts = rel.split("/")
     if rel.startswith("/") or ".." in parts:
         return "outside the shelf"
+    if any(p.casefold() == ".git" for p in parts):
+        return "under .git/ (never written)"
     current = root
     for part in parts[:-1]:
         current = current / part
@@ -59,19 +65,21 @@ def _blocked_parent(root: Path, rel: str) -> str | None:
 
 
 def on_disk(root: Path, rel: str) -> OnDisk:
-    path = root / rel
-    try:
-        st = os.lstat(path)
-    except OSError:
+    """What `rel` holds, looked at without following a link at any component (a path below a
+    link or a non-directory is "unreachable")."""
+    st, why = paths.lstat_inside(root, rel)
+    if why is not None:
+        return OnDisk(True, kind="unreachable path")
+    if st is None:
         return OnDisk(False)
     if stat.S_ISLNK(st.st_mode):
         return OnDisk(True, kind="symlink")
     if not stat.S_ISREG(st.st_mode):
         return OnDisk(True, kind="directory" if stat.S_ISDIR(st.st_mode) else "special file")
-    try:
-        return OnDisk(True, path.read_bytes(), mode=stat.S_IMODE(st.st_mode))
-    except OSError:
+    data, why = paths.read_regular(root, rel)
+    if data is None:
         return OnDisk(True, kind="unreadable file")
+    return OnDisk(True, data, mode=stat.S_IMODE(st.st_mode))
 
 
 def write_atomic(root: Path, rel: str, data: bytes, mode: int = _DEFAULT_MODE) -> None:
@@ -90,17 +98,21 @@ def write_atomic(root: Path, rel: str, data: bytes, mode: int = _DEFAULT_MODE) -
         raise
 
 
-def sync(root: Path, files: dict[str, bytes | None], *, check: bool) -> Outcome:
+def sync(root: Path, files: dict[str, bytes | None], *, check: bool, derived: Collection[str]) -> Outcome:
     """Compare every derived path with its desired bytes (None = must be absent); unless `check`,
-    write or delete what differs."""
+    write or delete what differs. A path not in `derived` (the shelf's derived-path list) is
+    refused, whatever asked for it."""
     out = Outcome()
+    allowed = {paths.normalize(p) for p in derived}
     for rel, want in files.items():
         blocked = _blocked_parent(root, rel)
+        if blocked is None and paths.normalize(rel) not in allowed:
+            blocked = "not a derived path (refused)"
         if blocked is not None:
             out.skipped.append((rel, blocked))
             continue
         have = on_disk(root, rel)
-        if have.kind in ("directory", "special file", "unreadable file"):
+        if have.kind in ("directory", "special file", "unreadable file", "unreachable path"):
             out.skipped.append((rel, f"is a {have.kind}, not replaced"))
             continue
         same = (not have.exists) if want is None else (have.kind == "file" and have.data == want)

@@ -78,7 +78,7 @@ def _custom_url(cfg: DocshelfConfig, path: str) -> str | None:
 def raw_url(cfg: DocshelfConfig, path: str) -> str | None:
     """The forge URL of a file (path relative to the rendered root), or None when the provider
     and remote give none. Provider `none` is handled by `Links` (a relative link)."""
-    encoded = quote(path, safe="/")
+    encoded = quote(path, safe="/", errors="surrogateescape")
     provider = cfg.provider or "github"
     if provider == "github":
         return _github_url(cfg, encoded)
@@ -107,7 +107,7 @@ class Links:
         return posixpath.relpath(path, self.base)
 
     def relative(self, path: str) -> str:
-        return quote(self.shown(path), safe="/")
+        return quote(self.shown(path), safe="/", errors="surrogateescape")
 
     def url(self, path: str) -> str | None:
         """The link target for a file, or None (INDEX then shows the file name instead)."""
