@@ -35,8 +35,7 @@ from .guard import is_episode_path
 from .render import render_shelf
 from .render.archive import CONFIG_PATH as ARCHIVE_CONFIG
 from .render.disk import on_disk, write_atomic
-from .shelf import DOCSHELF, MANIFEST, SETTINGS, Shelf, load_shelf
-from .stats import RECALL_LOG
+from .shelf import DOCSHELF, MANIFEST, RECALL_LOG, SETTINGS, Shelf, load_shelf
 
 RECALL_HEADER = "episode_id\tsection\tfetched_tokens"
 REGULAR_MODES = ("100644", "100755")

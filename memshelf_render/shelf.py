@@ -28,6 +28,7 @@ MANIFEST = "shelf.yml"
 SETTINGS = ".memshelf-bot.yml"
 DOCSHELF = ".docshelf.json"
 ARCHIVE_DIR = "archive"
+RECALL_LOG = "recall-log.tsv"  # the append-only recall event log: not derived, never rendered
 STANDARD_CATEGORIES = ("topics", "research", "sessions")
 KIND_OF_CATEGORY = {"topics": "topic", "research": "research", "sessions": "session"}
 DEFAULT_BRANCH_PATTERNS = ("shelve/**", "night-shift/**", "shift/**")
@@ -193,7 +194,14 @@ class Shelf:
 
     @cached_property
     def layout(self) -> Layout:
-        return discover(self.root, self.docs_root, self.archive_docs_root, self.extra_dirs)
+        """What discovery found; a link on the way to a file the shelf names (policy files, the
+        recall log, `.gitmodules`, extra dirs) is recorded with the links, so it is reported."""
+        layout = discover(self.root, self.docs_root, self.archive_docs_root, self.extra_dirs)
+        for rel in (self.policy_path, self.patterns_path, RECALL_LOG, ".gitmodules", *self.extra_dirs):
+            link = paths.first_link(self.root, rel)
+            if link is not None and link not in layout.symlinks:
+                layout.symlinks.append(link)
+        return layout
 
     def parse_episode(self, ref: EpisodeRef, *, upto_digest: bool = False) -> Episode:
         """Parse one discovered episode with the shelf's size cap (the one parser)."""
@@ -379,7 +387,6 @@ def schema_findings(manifest: Any, manifest_lines: dict[str, int], settings: Any
     return found or _settings_findings(settings, settings_lines)
 
 
-RECALL_LOG = "recall-log.tsv"
 _FIXED_DERIVED = ("stats.svg", "badge.svg", "badge.json", f"{ARCHIVE_DIR}/INDEX.md")
 _FORBIDDEN_DIRS = (".git", ".github")
 

@@ -17,9 +17,8 @@ from typing import Any
 from . import __version__
 from .cli import load_for_command
 from .records import collect
-from .shelf import DEFAULT_CONTEXT_WINDOW, Shelf
+from .shelf import DEFAULT_CONTEXT_WINDOW, RECALL_LOG, Shelf
 
-RECALL_LOG = "recall-log.tsv"
 CONTEXT_WINDOW_ENV = "MEMSHELF_CONTEXT_WINDOW"
 
 

@@ -51,6 +51,8 @@ def test_config_paths_through_a_linked_directory_are_not_read(tmp_path: Path) ->
     assert shelf.read_bytes("conf/POLICY.md") is None and shelf.is_link("conf/POLICY.md")
     assert paths.problem(root, "conf/POLICY.md") == "lies under conf, a symbolic link (not followed)"
     assert paths.read_regular(root, "../outside/POLICY.md") == (None, "is outside the shelf")
+    r = run_main(["validate", str(root), "--format", "json"])
+    assert r.code == 1 and '"path": "conf"' in r.out and '"code": "symlink"' in r.out and AWS_KEY not in r.out
 
 
 @pytest.mark.parametrize("name", [".memshelf-bot.yml", "shelf.yml", ".docshelf.json", TOPIC_PATH])
