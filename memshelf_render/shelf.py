@@ -406,7 +406,7 @@ def _derived_path_problem(path: str, manifest: dict[str, Any]) -> str | None:
            paths.normalize(str(policy.get("patterns", "POLICY.patterns")))}
     if norm in own:
         return f"is {norm}, which is not a derived file"
-    if norm in _FIXED_DERIVED:
+    if norm in _FIXED_DERIVED or norm.rsplit("/", 1)[-1] in (".meta.json", "SUBINDEX.md"):
         return f"collides with the derived {norm}"
     docs = paths.normalize(str(manifest.get("docs_root", "docs")))
     for base in (docs, f"{ARCHIVE_DIR}/{docs}"):

@@ -69,7 +69,7 @@ def test_a_fifo_is_refused_with_a_finding_and_never_opened(tmp_path: Path, name:
 
 NOT_DERIVED = (".git/config", "shelf.yml", "POLICY.patterns", "recall-log.tsv", ".memshelf-bot.yml", TOPIC_PATH,
                "docs/INDEX.md", "archive/docs/topics/x.md", ".github/workflows/ci.yml", "stats.svg",
-               "docs\\..\\..\\outside")
+               "docs\\..\\..\\outside", "docs/topics/.meta.json", "archive/INDEX.md")
 
 
 @pytest.mark.parametrize(("key", "target"), [("index", t) for t in (*NOT_DERIVED, "ledger.tsv")]
