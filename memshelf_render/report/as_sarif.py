@@ -38,7 +38,7 @@ def as_dict(report) -> dict:
     results = []
     for f in report.findings:
         uri = workspace_path(report.root, f.path) if f.path else "shelf.yml"
-        fingerprint = hashlib.sha256(f"{f.code}\0{f.path}\0{f.message}".encode("utf-8", "surrogateescape")).hexdigest()
+        fingerprint = hashlib.sha256(f"{f.code}\0{f.path}\0{f.message}".encode("utf-8", "surrogatepass")).hexdigest()
         results.append({
             "ruleId": f.code,
             "ruleIndex": index[f.code],
