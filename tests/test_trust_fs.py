@@ -174,3 +174,33 @@ def test_a_closed_stdout_ends_quietly_with_141(tmp_path: Path) -> None:
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=120) == 141
     assert err == ""
+
+
+def test_resolve_in_a_merge_shows_hostile_conflicted_paths_inert(tmp_path: Path) -> None:
+    from tests.hostile import Hostile
+    from tests.test_hostile_core import check_output
+
+    stem = f"2026-01-09-::error::x\x1b[2J-{AWS_KEY}"
+    rel = f"docs/topics/{stem}.md"
+    root = make_shelf(tmp_path / "s", {TOPIC_PATH: TOPIC, rel: TOPIC.replace("cache-policy", stem)})
+    git = ["git", "-c", "user.email=t@example.invalid", "-c", "user.name=t", "-c", "commit.gpgsign=false"]
+
+    def sh(*args: str) -> None:
+        subprocess.run([*git, *args], cwd=root, check=True, capture_output=True)
+
+    sh("init", "-q", "-b", "main")
+    sh("add", "-A")
+    sh("commit", "-qm", "base")
+    for side in ("a", "b"):
+        sh("checkout", "-q", "-b", side, "main")
+        (root / rel).write_text(TOPIC.replace("cache-policy", stem).replace("TTL 300 s", f"TTL {side}"),
+                                encoding="utf-8")
+        sh("commit", "-qam", side)
+    sh("checkout", "-q", "a")
+    subprocess.run([*git, "merge", "-q", "b"], cwd=root, capture_output=True, check=False)
+    h = Hostile(root, tmp_path, 0)
+    for fmt in ("text", "json"):
+        r = run_main(["resolve", str(root), "--format", fmt])
+        assert r.code == 1, r.out
+        check_output(h, r)
+        assert "«redacted:aws-access-key»" in r.out
