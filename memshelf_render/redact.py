@@ -349,22 +349,39 @@ class Hit:
     over_budget: bool = False  # the policy budget ran out here: the rest of the text is unchecked
 
 
-def scan(text: str, pack: PolicyPack | None = None, lower: str | None = None) -> list[Hit]:
-    """Every secret in `text`: built-ins applied in order (each sees the previous ones' masks),
-    then each policy rule independently on the original text, line by line. Lines are 1-based."""
-    hits: list[Hit] = []
-    if _may_hold_secret(text, lower):
-        current = text
+_MAX_PASSES = 4  # a mask can complete an earlier shape's boundary (`squ_…` + `xoxb-…`): pass again
+
+
+def _mask_builtins(text: str, hits: list[Hit] | None = None) -> str:
+    """The built-ins applied in order, each on the previous one's output, and the whole sequence
+    again while it still changes something, so the result holds no built-in match (idempotence).
+    With `hits`, each match is recorded with its line."""
+    for _ in range(_MAX_PASSES):
+        before = text
         for rule in BUILTIN:
+            if hits is None:
+                text = rule.regex.sub(rule.replace, text)
+                continue
             starts: list[int] = []
 
             def replace(m: re.Match[str], rule: Rule = rule, starts: list[int] = starts) -> str:
                 starts.append(m.start())
                 return rule.replace(m)
 
-            masked = rule.regex.sub(replace, current)
-            hits.extend(Hit(rule.kind, line, False) for line in line_numbers(current, starts))
-            current = masked
+            masked = rule.regex.sub(replace, text)
+            hits.extend(Hit(rule.kind, line, False) for line in line_numbers(text, starts))
+            text = masked
+        if text == before:
+            break
+    return text
+
+
+def scan(text: str, pack: PolicyPack | None = None, lower: str | None = None) -> list[Hit]:
+    """Every secret in `text`: built-ins applied in order (each sees the previous ones' masks),
+    then each policy rule independently on the original text, line by line. Lines are 1-based."""
+    hits: list[Hit] = []
+    if _may_hold_secret(text, lower):
+        _mask_builtins(text, hits)
     if pack is not None:
         for rule, line, m in pack.matches(text):
             hits.append(Hit(rule.kind, line, True, over_budget=m is None))
@@ -375,8 +392,7 @@ def mask(text: str, pack: PolicyPack | None = None) -> str:
     """`text` with every built-in and policy match replaced by its mask (line count kept). Lines a
     policy rule could not check within the budget are masked whole."""
     if _may_hold_secret(text):
-        for rule in BUILTIN:
-            text = rule.regex.sub(rule.replace, text)
+        text = _mask_builtins(text)
     if pack is None or not pack.rules:
         return text
     lines = text.split("\n")
