@@ -142,6 +142,8 @@ def _may_hold_secret(text: str, lower: str | None = None) -> bool:
 # --- POLICY.patterns ------------------------------------------------------------------------
 
 POLICY_BUDGET_SECONDS = 2.0  # per text scanned or masked, all policy rules together
+WINDOW = 4096  # a policy rule searches a long line this many characters at a time...
+WINDOW_OVERLAP = 512  # ...with this much overlap, so no match up to this length is missed
 _BACKTRACK_LIMIT = 10_000  # ways a bounded repeat may split its input before it is refused
 
 
@@ -149,8 +151,8 @@ def backtracking_risk(regex: re.Pattern[str]) -> str | None:
     """Why `regex` could take exponential time on a hostile line, or None. Refused: a repeat of
     variable length inside another repeat where the split between them is ambiguous (`(a+)+`,
     `(.*a){20}`, `(\\w+\\s?)+`; not `([a-z]+\\.)+`, whose dot fixes every split, nor small bounded
-    ones like `(\\d{1,3}\\.){3}`), and a repeated alternation whose branches can start alike
-    (`(x|x)*`)."""
+    ones like `(\\d{1,3}\\.){3}`), a repeated alternation whose branches can start alike
+    (`(x|x)*`), and three unbounded repeats in a row over the same characters (`.*.*.*x`)."""
     from re import _parser  # type: ignore[attr-defined]
 
     try:
@@ -190,9 +192,18 @@ class _Analysis:
         """`outer`: how often the enclosing repeats may run `items` (None: outside any repeat);
         `follow`: what may come right after `items` within the innermost enclosing repeat."""
         p, many = self.p, self.p.MAXREPEAT
+        chain, previous = 0, set()  # unbounded repeats in a row (only empty-able items between)
         for i, (op, av) in enumerate(items):
             rest, rest_empty = self.first(items[i + 1:])
             after = _union(rest, follow) if rest_empty else rest
+            if op in self.repeats and av[1] == many:
+                starts, _ = self.first(av[2])
+                chain = chain + 1 if chain and _overlap(previous, starts) else 1
+                previous = starts
+                if chain >= 3:
+                    return "three adjacent repeats can match the same text (polynomial backtracking)"
+            elif not (op in (p.AT, p.ASSERT, p.ASSERT_NOT) or (op in self.repeats and av[0] == 0)):
+                chain = 0
             if op in self.repeats:
                 low, high, body = av
                 starts, _ = self.first(body)
@@ -321,8 +332,9 @@ class PolicyPack:
         return pack
 
     def matches(self, text: str) -> Iterator[tuple[Rule, int, re.Match[str] | None]]:
-        """(rule, 1-based line, match) for every policy match in `text`, line by line. When the
-        budget runs out, one (rule, line, None) names the line where checking stopped."""
+        """(rule, 1-based line, match) for every policy match in `text`, line by line (a long line
+        in overlapping windows, so one search call stays small). When the budget runs out, one
+        (rule, line, None) names the line where checking stopped."""
         deadline = time.monotonic() + self.budget_seconds
         lines: list[str] | None = None
         for rule in self.rules:
@@ -333,12 +345,15 @@ class PolicyPack:
             for number, line in enumerate(lines, start=1):
                 if rule.needle is not None and rule.needle not in line:
                     continue
-                if time.monotonic() > deadline:
-                    yield rule, number, None
-                    return
-                for m in rule.regex.finditer(line):
-                    if m.end() > m.start():  # an empty match masks nothing and names nothing
-                        yield rule, number, m
+                covered = 0
+                for start in range(0, max(len(line) - WINDOW_OVERLAP, 1), WINDOW - WINDOW_OVERLAP):
+                    if time.monotonic() > deadline:
+                        yield rule, number, None
+                        return
+                    for m in rule.regex.finditer(line, start, start + WINDOW):
+                        if m.end() > m.start() and m.start() >= covered:  # empty matches name nothing
+                            covered = m.end()
+                            yield rule, number, m
 
 
 @dataclass(frozen=True, slots=True)
