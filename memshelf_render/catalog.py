@@ -73,7 +73,7 @@ _TABLE: list[tuple] = [
     ("policy-missing", INFO, "shelf", "no-policy",
      "the policy file named by shelf.yml is missing", "Add POLICY.md describing what must never be shelved."),
     ("policy-pattern-invalid", WARN, "shelf", None,
-     "a POLICY.patterns line is not '<kind> <regex>' or its regex does not compile", "Write the line as '<kind> <regex>' with a valid Python regex, or comment it out."),
+     "a POLICY.patterns line is not '<kind> <regex>', or its regex does not compile or could backtrack without end", "Write the line as '<kind> <regex>' with a valid Python regex, or comment it out."),
     ("duplicate-id", ERR, "shelf", None,
      "the same episode id in two files (docs or archive)", "Give each episode a unique id (and matching file name)."),
     # --- one episode file ---
@@ -154,7 +154,8 @@ _TABLE: list[tuple] = [
     ("digest-ungrounded", WARN, "episode", None,
      "few of the digest's content words occur in the body", "Make the digest summarize the body (or add the missing sections)."),
     ("secret", ERR, "episode", None,
-     "a credential-shaped string", "Remove the secret (rotate it if it was real); it stays in git history until rewritten."),
+     "a credential-shaped string (private-key, aws-access-key, sonar-token, github-token, bearer, env-secret, "
+     "slack-token, jwt), also when YAML escapes spell it", "Remove the secret (rotate it if it was real); it stays in git history until rewritten."),
     ("policy-pattern-match", ERR, "episode", None,
      "text matching a POLICY.patterns rule", "Remove or redact the text the shelf's policy forbids."),
     # issue 8: content

@@ -125,7 +125,9 @@ def test_hostile_yaml_is_a_finding(tmp_path, block):
 
 @FAST
 @given(st.sampled_from(["AKIA" + "Q" * 16, "squ_" + "a" * 40, "ghp_" + "b" * 40, "Bearer " + "c" * 20,
-                        "DB_PASSWORD=hunter2hunter2"]),
+                        "DB_PASSWORD=hunter2hunter2", "github_pat_" + "d" * 40, "ghs_" + "e" * 36,
+                        "xoxb-1234567890-" + "f" * 12, "eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4eXoifQ.c2ln",
+                        'PASSWORD="two whole words"', "x" + "gho_" + "g" * 36]),
        st.integers(0, 600))
 def test_secrets_are_found_and_never_echoed(fuzz_shelf, secret, pos):
     text = TOPIC

@@ -155,3 +155,17 @@ def test_render_json_and_text_name_the_neutralised_episodes(tmp_path):
 def test_a_clean_shelf_neutralises_nothing(tmp_path):
     root = make_shelf(tmp_path / "s")
     assert _render(root).neutralised == []
+
+
+def test_the_archive_index_and_meta_are_guarded_too(tmp_path):
+    archived = "archive/docs/topics/2025-01-05-cache-policy.md"
+    content = TOPIC.replace("2026-01-05-cache-policy", "2025-01-05-cache-policy").replace(
+        'display_title: "Cache policy"', f'display_title: "Old {AWS}"').replace(
+        'description: "Edge cache eviction settled on TTL"', 'description: "<img src=x onerror=alert(1)>"')
+    root = make_shelf(tmp_path / "s", {TOPIC_PATH: TOPIC, archived: content})
+    result = _render(root)
+    published = "\n".join((root / p).read_text(encoding="utf-8")
+                          for p in ("archive/INDEX.md", "archive/docs/topics/.meta.json", "ledger.tsv"))
+    assert AWS not in published and "«redacted:aws-access-key»" in published
+    assert "<img" not in (root / "archive/INDEX.md").read_text(encoding="utf-8")
+    assert [p for p, _ in result.neutralised] == [archived]

@@ -257,3 +257,9 @@ def test_empty_kind_has_the_spec_rule_shelf_spec_reports():
     for code in ("tag-invalid", "approx-tokens-not-plain", "span-invalid", "frontmatter-alias", "field-type-invalid",
                  "date-missing", "ledger-duplicate-id"):  # shelf-spec passes these defects
         assert RULES[code].spec_rule is None, code
+
+
+def test_the_catalog_names_every_built_in_kind():
+    from memshelf_render.catalog import RULES
+
+    assert all(kind in RULES["secret"].summary for kind in BUILTIN_KINDS)
