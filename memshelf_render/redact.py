@@ -3,19 +3,27 @@
 A secret is never echoed. Anything the bot prints about a file passes through `mask`, which
 replaces each match with `«redacted:<kind>»` (keeping the line count, so line numbers stay true).
 Already-masked text is not a match, which makes masking idempotent.
+
+Every built-in shape is linear in the text: each starts at a literal, and its runs are bounded or
+end the match. POLICY.patterns are the shelf's own (hostile in a PR): a pattern whose
+backtracking can blow up (a quantifier over a quantifier, a repeated alternation whose branches
+overlap) is refused when the pack is parsed, and the rest run one line at a time under a time
+budget per text.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 _ENV_KEYWORDS = r"(?:TOKEN|SECRET|PASSWORD|PASSWD|PWD|API[_-]?KEY|ACCESS[_-]?KEY)"
+MASK_OPEN = "«redacted:"
 
 
 def mask_of(kind: str) -> str:
-    return f"«redacted:{kind}»"
+    return f"{MASK_OPEN}{kind}»"
 
 
 def _whole(kind: str) -> Callable[[re.Match[str]], str]:
@@ -24,6 +32,16 @@ def _whole(kind: str) -> Callable[[re.Match[str]], str]:
 
 def _env(m: re.Match[str]) -> str:
     return f"{m.group(1)}={mask_of('env-secret')}" + "\n" * m.group(0).count("\n")
+
+
+def line_numbers(text: str, offsets: Iterable[int]) -> Iterator[int]:
+    """The 1-based line of each offset (ascending) in one pass over `text`: counting newlines from
+    offset 0 for every match would be quadratic in the number of matches."""
+    line, at = 1, 0
+    for offset in offsets:
+        line += text.count("\n", at, offset)
+        at = offset
+        yield line
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,17 +79,39 @@ def required_literal(regex: re.Pattern[str]) -> str | None:
     return best or None
 
 
-BUILTIN: tuple[Rule, ...] = (
-    Rule("aws-access-key", re.compile(r"\bAKIA[0-9A-Z]{16}\b"), _whole("aws-access-key")),
-    Rule("sonar-token", re.compile(r"\bsqu_[0-9a-f]{40}\b"), _whole("sonar-token")),
-    Rule("github-token", re.compile(r"\bgh[pousr]_[A-Za-z0-9]{36,255}\b"), _whole("github-token")),
-    Rule("bearer", re.compile(r"\bBearer\s+[A-Za-z0-9._\-]{16,}", re.IGNORECASE), _whole("bearer")),
-    Rule(
-        "env-secret",
-        re.compile(rf"\b([A-Za-z0-9_]*{_ENV_KEYWORDS}[A-Za-z0-9_]*)\s*=\s*(?!«redacted:)\S+", re.IGNORECASE),
-        _env,
-    ),
+# A PEM private key, masked whole: the BEGIN line, the key material (base64, `Proc-Type:` style
+# headers, real or JSON-escaped line breaks), the END line. A block without its END is masked as
+# far as it still looks like key material. One character class each way keeps it linear.
+_PEM_BODY = r"[A-Za-z0-9+/=:,\t \r\n\\-]"
+_PRIVATE_KEY = re.compile(
+    rf"-----BEGIN[A-Z0-9 ]{{0,40}}PRIVATE KEY-----(?:{_PEM_BODY}*?-----END[A-Z0-9 ]{{0,40}}PRIVATE KEY-----"
+    rf"|{_PEM_BODY}*)"
 )
+# `KEY=value`, `KEY = "two words"`: an identifier holding a keyword, `=`, a value (a quoted one is
+# masked whole). The look-ahead first checks, once per identifier and without backtracking, that
+# an `=` follows it at all, which keeps a long identifier (or one long word) linear.
+_ENV_SECRET = re.compile(
+    rf"(?<![A-Za-z0-9_])(?=[A-Za-z0-9_]++\s*+=)([A-Za-z0-9_]*?{_ENV_KEYWORDS}[A-Za-z0-9_]*+)\s*=\s*"
+    rf"(?![\"']?{MASK_OPEN})(?:\"[^\"\n]*\"|'[^'\n]*'|\S+)",
+    re.IGNORECASE,
+)
+
+# Applied in this order, each on the previous one's output (REFERENCE-BEHAVIOR §5 keeps the order
+# of the five from aws-access-key to env-secret). A private key goes first, so its block is one
+# mask rather than pieces of others; the later shapes come after the five.
+BUILTIN: tuple[Rule, ...] = (
+    Rule("private-key", _PRIVATE_KEY, _whole("private-key")),
+    Rule("aws-access-key", re.compile(r"AKIA[0-9A-Z]{16}(?![0-9A-Za-z])"), _whole("aws-access-key")),
+    Rule("sonar-token", re.compile(r"squ_[0-9a-f]{40}(?![0-9A-Za-z])"), _whole("sonar-token")),
+    Rule("github-token", re.compile(r"gh[pousr]_[A-Za-z0-9]{36,255}(?![A-Za-z0-9])"), _whole("github-token")),
+    Rule("bearer", re.compile(r"\bBearer\s+[A-Za-z0-9._\-]{16,}", re.IGNORECASE), _whole("bearer")),
+    Rule("env-secret", _ENV_SECRET, _env),
+    Rule("github-token", re.compile(r"github_pat_[A-Za-z0-9_]{22,255}"), _whole("github-token")),
+    Rule("slack-token", re.compile(r"xox[abposr]-[A-Za-z0-9-]{10,}"), _whole("slack-token")),
+    Rule("jwt", re.compile(r"eyJ(?<![A-Za-z0-9_-]eyJ)[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"),
+         _whole("jwt")),
+)
+BUILTIN_KINDS: tuple[str, ...] = tuple(dict.fromkeys(rule.kind for rule in BUILTIN))
 
 _GH = re.compile(r"gh[pousr]_")
 _ENV_HINTS = ("token", "secret", "passw", "pwd", "apikey", "api_key", "api-key", "accesskey", "access_key", "access-key")
@@ -92,18 +132,178 @@ def _env_assignment(lower: str) -> bool:
 def _may_hold_secret(text: str, lower: str | None = None) -> bool:
     """Cheap pre-screen (literal checks, one case-sensitive regex on the lowercased text):
     text that fails it cannot match any built-in rule."""
-    if "AKIA" in text or "squ_" in text or ("gh" in text and _GH.search(text)):
+    if ("AKIA" in text or "squ_" in text or "PRIVATE KEY" in text or "github_pat_" in text or "xox" in text
+            or "eyJ" in text or ("gh" in text and _GH.search(text))):
         return True
     lower = text.lower() if lower is None else lower
     return "bearer" in lower or ("=" in text and _env_assignment(lower))
 
 
+# --- POLICY.patterns ------------------------------------------------------------------------
+
+POLICY_BUDGET_SECONDS = 2.0  # per text scanned or masked, all policy rules together
+WINDOW = 4096  # a policy rule searches a long line this many characters at a time...
+WINDOW_OVERLAP = 512  # ...with this much overlap, so no match up to this length is missed
+_BACKTRACK_LIMIT = 10_000  # ways a bounded repeat may split its input before it is refused
+
+
+def backtracking_risk(regex: re.Pattern[str]) -> str | None:
+    """Why `regex` could take exponential time on a hostile line, or None. Refused: a repeat of
+    variable length inside another repeat where the split between them is ambiguous (`(a+)+`,
+    `(.*a){20}`, `(\\w+\\s?)+`; not `([a-z]+\\.)+`, whose dot fixes every split, nor small bounded
+    ones like `(\\d{1,3}\\.){3}`), a repeated alternation whose branches can start alike
+    (`(x|x)*`), and three unbounded repeats in a row over the same characters (`.*.*.*x`)."""
+    from re import _parser  # type: ignore[attr-defined]
+
+    try:
+        tree = _parser.parse(regex.pattern, regex.flags)
+    except Exception:  # it compiled, so this is a parser-version difference: refuse, to be safe
+        return "the pattern cannot be analysed"
+    return _Analysis(_parser).risk(list(tree), None, set())
+
+
+Chars = set[int] | None  # the characters a piece of a match can start with; None: any at all
+_CATEGORY_CHARS = {
+    "CATEGORY_DIGIT": "0123456789",
+    "CATEGORY_WORD": "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_",
+    "CATEGORY_SPACE": " \t\n\r\f\v",
+}
+_WIDE_RANGE = 512  # a character class wider than this is treated as "any character"
+
+
+def _union(a: Chars, b: Chars) -> Chars:
+    return None if a is None or b is None else a | b
+
+
+def _overlap(a: Chars, b: Chars) -> bool:
+    if a is None:
+        return b is None or bool(b)
+    return bool(a) and (b is None or bool(a & b))
+
+
+class _Analysis:
+    """A walk over `re`'s parse tree (the parser module is passed in: it is private API)."""
+
+    def __init__(self, parser) -> None:
+        p = self.p = parser
+        self.repeats = {p.MAX_REPEAT, p.MIN_REPEAT, getattr(p, "POSSESSIVE_REPEAT", p.MAX_REPEAT)}
+
+    def risk(self, items: list, outer: int | None, follow: Chars) -> str | None:
+        """`outer`: how often the enclosing repeats may run `items` (None: outside any repeat);
+        `follow`: what may come right after `items` within the innermost enclosing repeat."""
+        p, many = self.p, self.p.MAXREPEAT
+        chain, previous = 0, set()  # unbounded repeats in a row (only empty-able items between)
+        for i, (op, av) in enumerate(items):
+            rest, rest_empty = self.first(items[i + 1:])
+            after = _union(rest, follow) if rest_empty else rest
+            if op in self.repeats and av[1] == many:
+                starts, _ = self.first(av[2])
+                chain = chain + 1 if chain and _overlap(previous, starts) else 1
+                previous = starts
+                if chain >= 3:
+                    return "three adjacent repeats can match the same text (polynomial backtracking)"
+            elif not (op in (p.AT, p.ASSERT, p.ASSERT_NOT) or (op in self.repeats and av[0] == 0)):
+                chain = 0
+            if op in self.repeats:
+                low, high, body = av
+                starts, _ = self.first(body)
+                big = outer == many or high == many or (high - low + 1) ** min(outer or 1, 64) > _BACKTRACK_LIMIT
+                if outer is not None and low != high and big and _overlap(starts, after):
+                    return "a repeated group holds another variable repeat (nested quantifiers)"
+                if high > 1:
+                    inner = many if many in (high, outer) else high * (outer or 1)
+                    if (inner == many or 2 ** min(inner, 64) > _BACKTRACK_LIMIT) and self.branch_overlaps(body):
+                        return "a repeated alternation has branches that can match the same text"
+                    found = self.risk(list(body), inner, _union(starts, after))
+                else:
+                    found = self.risk(list(body), outer, after)
+            elif op is p.SUBPATTERN:
+                found = self.risk(list(av[3]), outer, after)
+            elif op is p.BRANCH:
+                found = next((r for b in av[1] if (r := self.risk(list(b), outer, after))), None)
+            elif op in (p.ASSERT, p.ASSERT_NOT):
+                found = self.risk(list(av[1]), outer, None)
+            elif op is getattr(p, "ATOMIC_GROUP", None):
+                found = self.risk(list(av), outer, after)
+            elif op is p.GROUPREF_EXISTS:
+                found = self.risk(list(av[1]), outer, after) or (self.risk(list(av[2]), outer, after) if av[2] else None)
+            else:
+                found = None
+            if found:
+                return found
+        return None
+
+    def first(self, items: list) -> tuple[Chars, bool]:
+        """(the characters a match of `items` can start with; whether it can be empty)."""
+        p = self.p
+        chars: Chars = set()
+        for op, av in items:
+            if op in self.repeats:
+                sub, empty = self.first(list(av[2]))
+                empty = empty or av[0] == 0
+            elif op is p.SUBPATTERN:
+                sub, empty = self.first(list(av[3]))
+            elif op is p.BRANCH:
+                sub, empty = set(), False
+                for branch in av[1]:
+                    b, e = self.first(list(branch))
+                    sub, empty = _union(sub, b), empty or e
+            elif op in (p.AT, p.ASSERT, p.ASSERT_NOT):
+                continue
+            else:
+                sub, empty = self.chars(op, av), False
+            chars = _union(chars, sub)
+            if chars is None or not empty:
+                return chars, False
+        return chars, True
+
+    def chars(self, op, av) -> Chars:
+        """The characters one single-character item can match (None: any, or too many to list)."""
+        p = self.p
+        if op is p.LITERAL:
+            return {av}
+        if op is not p.IN:
+            return None
+        out: set[int] = set()
+        for kind, arg in av:
+            if kind is p.LITERAL:
+                out.add(arg)
+            elif kind is p.RANGE and arg[1] - arg[0] <= _WIDE_RANGE:
+                out.update(range(arg[0], arg[1] + 1))
+            elif kind is p.CATEGORY and str(arg) in _CATEGORY_CHARS:
+                out.update(map(ord, _CATEGORY_CHARS[str(arg)]))
+            else:
+                return None
+        return out
+
+    def branch_overlaps(self, items) -> bool:
+        """Some alternation directly in `items` has two branches that can begin with the same
+        character (or both match the empty string)."""
+        p = self.p
+        for op, av in items:
+            if op is p.SUBPATTERN and self.branch_overlaps(av[3]):
+                return True
+            if op is p.BRANCH:
+                seen: set[int] = set()
+                empties = 0
+                for branch in av[1]:
+                    chars, empty = self.first(list(branch))
+                    empties += empty
+                    if chars is None or chars & seen or empties > 1:
+                        return True
+                    seen |= chars
+        return False
+
+
 @dataclass(slots=True)
 class PolicyPack:
-    """POLICY.patterns: `<kind> <regex>` per line; bad lines are kept as (line, problem)."""
+    """POLICY.patterns: `<kind> <regex>` per line; bad lines are kept as (line, problem).
+
+    Its rules match within one line of text (never across a line break)."""
 
     rules: list[Rule] = field(default_factory=list)
     problems: list[tuple[int, str]] = field(default_factory=list)
+    budget_seconds: float = field(default_factory=lambda: POLICY_BUDGET_SECONDS)
 
     @classmethod
     def parse(cls, text: str | None) -> PolicyPack:
@@ -124,8 +324,36 @@ class PolicyPack:
             except (re.error, RecursionError, OverflowError) as exc:
                 pack.problems.append((number, f"regex does not compile: {exc}"))
                 continue
+            risk = backtracking_risk(regex)
+            if risk is not None:
+                pack.problems.append((number, f"regex refused, it could take exponential time: {risk}"))
+                continue
             pack.rules.append(Rule(kind, regex, _whole(kind), required_literal(regex)))
         return pack
+
+    def matches(self, text: str) -> Iterator[tuple[Rule, int, re.Match[str] | None]]:
+        """(rule, 1-based line, match) for every policy match in `text`, line by line (a long line
+        in overlapping windows, so one search call stays small). When the budget runs out, one
+        (rule, line, None) names the line where checking stopped."""
+        deadline = time.monotonic() + self.budget_seconds
+        lines: list[str] | None = None
+        for rule in self.rules:
+            if rule.needle is not None and rule.needle not in text:
+                continue
+            if lines is None:
+                lines = text.split("\n")
+            for number, line in enumerate(lines, start=1):
+                if rule.needle is not None and rule.needle not in line:
+                    continue
+                covered = 0
+                for start in range(0, max(len(line) - WINDOW_OVERLAP, 1), WINDOW - WINDOW_OVERLAP):
+                    if time.monotonic() > deadline:
+                        yield rule, number, None
+                        return
+                    for m in rule.regex.finditer(line, start, start + WINDOW):
+                        if m.end() > m.start() and m.start() >= covered:  # empty matches name nothing
+                            covered = m.end()
+                            yield rule, number, m
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,33 +361,75 @@ class Hit:
     kind: str
     line: int
     policy: bool
+    over_budget: bool = False  # the policy budget ran out here: the rest of the text is unchecked
+
+
+_MAX_PASSES = 4  # a mask can complete an earlier shape's boundary (`squ_…` + `xoxb-…`): pass again
+
+
+def _mask_builtins(text: str, hits: list[Hit] | None = None) -> str:
+    """The built-ins applied in order, each on the previous one's output, and the whole sequence
+    again while it still changes something, so the result holds no built-in match (idempotence).
+    With `hits`, each match is recorded with its line."""
+    for _ in range(_MAX_PASSES):
+        before = text
+        for rule in BUILTIN:
+            if hits is None:
+                text = rule.regex.sub(rule.replace, text)
+                continue
+            starts: list[int] = []
+
+            def replace(m: re.Match[str], rule: Rule = rule, starts: list[int] = starts) -> str:
+                starts.append(m.start())
+                return rule.replace(m)
+
+            masked = rule.regex.sub(replace, text)
+            hits.extend(Hit(rule.kind, line, False) for line in line_numbers(text, starts))
+            text = masked
+        if text == before:
+            break
+    return text
 
 
 def scan(text: str, pack: PolicyPack | None = None, lower: str | None = None) -> list[Hit]:
     """Every secret in `text`: built-ins applied in order (each sees the previous ones' masks),
-    then each policy rule independently on the original text. Lines are 1-based."""
+    then each policy rule independently on the original text, line by line. Lines are 1-based."""
     hits: list[Hit] = []
     if _may_hold_secret(text, lower):
-        current = text
-        for rule in BUILTIN:
-            matches = list(rule.regex.finditer(current))
-            if not matches:
-                continue
-            hits.extend(Hit(rule.kind, current.count("\n", 0, m.start()) + 1, False) for m in matches)
-            current = rule.regex.sub(rule.replace, current)
+        _mask_builtins(text, hits)
     if pack is not None:
-        for rule in pack.rules:
-            hits.extend(Hit(rule.kind, text.count("\n", 0, m.start()) + 1, True) for m in rule.finditer(text))
+        for rule, line, m in pack.matches(text):
+            hits.append(Hit(rule.kind, line, True, over_budget=m is None))
     return hits
 
 
 def mask(text: str, pack: PolicyPack | None = None) -> str:
-    """`text` with every built-in and policy match replaced by its mask (line count kept)."""
+    """`text` with every built-in and policy match replaced by its mask (line count kept). Lines a
+    policy rule could not check within the budget are masked whole."""
     if _may_hold_secret(text):
-        for rule in BUILTIN:
-            text = rule.regex.sub(rule.replace, text)
-    if pack is not None:
-        for rule in pack.rules:
-            if rule.needle is None or rule.needle in text:
-                text = rule.regex.sub(rule.replace, text)
-    return text
+        text = _mask_builtins(text)
+    if pack is None or not pack.rules:
+        return text
+    lines = text.split("\n")
+    spans: dict[int, list[tuple[int, int, str]]] = {}
+    for rule, line, m in pack.matches(text):
+        if m is None:
+            for number in range(line, len(lines) + 1):
+                spans[number] = [(0, len(lines[number - 1]), mask_of(rule.kind))]
+            break
+        spans.setdefault(line, []).append((m.start(), m.end(), mask_of(rule.kind)))
+    for number, found in spans.items():
+        lines[number - 1] = _apply(lines[number - 1], found)
+    return "\n".join(lines)
+
+
+def _apply(line: str, spans: list[tuple[int, int, str]]) -> str:
+    """`line` with each (start, end) span replaced; a span overlapping an earlier one joins it."""
+    out, at = [], 0
+    for start, end, masked in sorted(spans):
+        if start < at:
+            at = max(at, end)
+            continue
+        out += [line[at:start], masked]
+        at = end
+    return "".join(out) + line[at:]

@@ -125,7 +125,9 @@ def test_hostile_yaml_is_a_finding(tmp_path, block):
 
 @FAST
 @given(st.sampled_from(["AKIA" + "Q" * 16, "squ_" + "a" * 40, "ghp_" + "b" * 40, "Bearer " + "c" * 20,
-                        "DB_PASSWORD=hunter2hunter2"]),
+                        "DB_PASSWORD=hunter2hunter2", "github_pat_" + "d" * 40, "ghs_" + "e" * 36,
+                        "xoxb-1234567890-" + "f" * 12, "eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4eXoifQ.c2ln",
+                        'PASSWORD="two whole words"', "x" + "gho_" + "g" * 36]),
        st.integers(0, 600))
 def test_secrets_are_found_and_never_echoed(fuzz_shelf, secret, pos):
     text = TOPIC
@@ -182,33 +184,75 @@ _lines = st.one_of(
 )
 
 
-def _fast_equals_full(lines):
+# Blocks the fast path must answer: one `key: value` per line in exactly its subset (plain text
+# with the values YAML resolves specially, double quotes with JSON escapes, single quotes, flow
+# lists, empty values, comment lines). Without them most generated blocks fall back to the full
+# loader and the comparison below proves little (issue 9: ~12% reached it).
+_plain_word = st.lists(st.sampled_from([*"abcxyzé019 -._/+", "yes", "null", "0x1F", "1_0", "1-2", "0", "0123",
+                                        "60000", ".inf", "2026-01-02", "12e-3", "1.5e-3", "٣", "True", "~"]),
+                       min_size=1, max_size=6).map("".join).filter(lambda w: w.strip() and w[0] not in " -")
+_dq_text = st.lists(st.sampled_from([*"ab é:#'[]{}", "\\n", "\\t", '\\"', "\\\\", "\\/", "\\u00e9",
+                                     "\\u0041", "🚀"]), max_size=6).map("".join)
+_flow_item = st.lists(st.sampled_from([*"abcé019._/", "yes", "null", "1_0", "2026-01-02"]),
+                      min_size=1, max_size=4).map("".join)
+_eligible_value = st.one_of(
+    _plain_word,
+    _dq_text.map(lambda w: '"' + w + '"'),
+    st.lists(st.sampled_from([*"ab é:#\"[]", "''"]), max_size=6).map(lambda w: "'" + "".join(w) + "'"),
+    st.lists(_flow_item, max_size=4).map(lambda items: "[" + ", ".join(items) + "]"),
+    st.just(""),
+)
+_eligible_key_value = st.tuples(
+    st.sampled_from(["id", "kind", "span", "tags", "notes", "a_b", "x1", "display_title"]),
+    st.sampled_from([": ", ":  "]), _eligible_value).map(lambda kv: (kv[0] + kv[1] + kv[2]).rstrip())
+_eligible_line = st.integers(0, 3).flatmap(  # 3 in 4 a key and value, else a blank or comment line
+    lambda i: st.sampled_from(["", "# a comment", "#"]) if i == 0 else _eligible_key_value)
+_eligible_block = st.lists(_eligible_line, min_size=1, max_size=6)
+_mixed_block = st.lists(_lines, min_size=1, max_size=5)
+_blocks = st.integers(0, 3).flatmap(lambda i: _mixed_block if i == 0 else _eligible_block)  # 3 in 4 eligible
+FAST_PATH_SHARE = 0.4  # at least this share of generated blocks must reach the comparison (~0.7 measured)
+
+
+def _fast_equals_full(lines) -> bool:
+    """Compare the fast path with PyYAML when it answers; True when it did."""
     import yaml
 
     from memshelf_render import yamlload
 
     fast = yamlload.load_simple_mapping(lines)
     if fast is None:
-        return
+        return False
     node = yamlload.compose("\n".join(lines))
     full = yamlload.construct(node)
     assert repr(fast[0]) == repr(full)
     assert fast[1] == {k.value: k.start_mark.line for k, _ in node.value if isinstance(k, yaml.ScalarNode)}
+    return True
 
 
-@settings(max_examples=3000, deadline=None, suppress_health_check=list(HealthCheck))
-@given(st.lists(_lines, min_size=1, max_size=5))
-def test_simple_frontmatter_fast_path_equals_yaml(lines):
+def _fast_path_run(examples: int) -> None:
+    """Run the comparison on `examples` blocks, then fail if the fast path stopped answering."""
+    tried, compared = [0], [0]
+
+    @settings(max_examples=examples, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    @given(_blocks)
+    def compare(lines):
+        tried[0] += 1
+        compared[0] += _fast_equals_full(lines)
+
+    compare()
+    assert compared[0] >= FAST_PATH_SHARE * tried[0], f"the fast path answered {compared[0]} of {tried[0]} blocks"
+
+
+def test_simple_frontmatter_fast_path_equals_yaml():
     """Whenever the fast path answers, PyYAML (the full loader) gives the very same mapping and
-    key lines; otherwise the fast path declines and the full loader decides."""
-    _fast_equals_full(lines)
+    key lines; otherwise the fast path declines and the full loader decides. Most blocks are in
+    the fast path's subset, and the test fails if it stops answering them."""
+    _fast_path_run(3000)
 
 
 @pytest.mark.slow
-@settings(max_examples=40_000, deadline=None, suppress_health_check=list(HealthCheck))
-@given(st.lists(_lines, min_size=1, max_size=5))
-def test_simple_frontmatter_fast_path_equals_yaml_40k(lines):
-    _fast_equals_full(lines)
+def test_simple_frontmatter_fast_path_equals_yaml_40k():
+    _fast_path_run(40_000)
 
 
 _meta_text = st.text(alphabet=st.characters(codec="utf-8"), max_size=12)

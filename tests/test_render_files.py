@@ -126,7 +126,7 @@ def test_cli_exit_codes_and_json(rich, tmp_path):
     assert wrote.returncode == 0
     report = json.loads(wrote.stdout)
     assert set(report) == {"tool", "version", "command", "check", "ok", "episodes", "written", "deleted",
-                           "unchanged", "drifted", "skipped", "warnings"}
+                           "unchanged", "drifted", "skipped", "warnings", "neutralised"}
     assert "ledger.tsv" in report["written"]
 
     clean = run_cli("render", str(rich), "--check")

@@ -34,9 +34,11 @@ from ..derived import (
 )
 from ..parallel import cores
 from ..records import Collecting, Record
+from ..redact import mask
 from ..shelf import DOCSHELF, Shelf
 from ..text import MAX_DESCRIPTION_CHARS, flatten
 from .archive import CONFIG_PATH, archive_book
+from .cells import CellGuard
 from .disk import on_disk, sync
 from .index import Book, docs_book, footer, index_categories, index_text, subindex_text
 from .ledger import ledger_bytes
@@ -57,6 +59,7 @@ class RenderResult:
     drifted: list[str] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    neutralised: list[tuple[str, str]] = field(default_factory=list)  # (episode, what was masked/escaped)
 
     @property
     def ok(self) -> bool:
@@ -66,7 +69,9 @@ class RenderResult:
         """The stable `--format json` object: tool, version, command ("render"), check, ok (no
         drift), episodes (files discovered), written, deleted, unchanged, drifted (shelf-relative
         paths in render order), skipped ([{path, reason}]: episodes without a ledger row and
-        derived paths that could not be written) and warnings (strings)."""
+        derived paths that could not be written), warnings (strings) and neutralised ([{path,
+        reason}]: episodes with error-level content — a secret, markup in a title — that was
+        masked or escaped on its way into the derived files)."""
         return {
             "tool": "memshelf-bot",
             "version": __version__,
@@ -80,6 +85,7 @@ class RenderResult:
             "drifted": self.drifted,
             "skipped": [{"path": p, "reason": r} for p, r in self.skipped],
             "warnings": self.warnings,
+            "neutralised": [{"path": p, "reason": r} for p, r in self.neutralised],
         }
 
 
@@ -99,7 +105,7 @@ def _record_warnings(records: list[Record]) -> list[str]:
         paths_of[rec.id].append(rec.path)
     for eid, paths in sorted(paths_of.items()):
         if len(paths) > 1:
-            out.append(f"episode id '{eid}' is used by {len(paths)} files ({', '.join(paths)}); "
+            out.append(f"episode id '{mask(eid)}' is used by {len(paths)} files ({', '.join(paths)}); "
                        "each gets a ledger row")
     return out
 
@@ -151,18 +157,21 @@ def _badge(shelf: Shelf, records: list[Record], index_text: str) -> dict[str, by
 
 
 def plan(shelf: Shelf, records: list[Record], *, badge: bool | None = None,
-         chart: ChartJob | None = None, draw_chart: bool = True) -> tuple[dict[str, bytes | None], list[str]]:
+         chart: ChartJob | None = None, draw_chart: bool = True,
+         guard: CellGuard | None = None) -> tuple[dict[str, bytes | None], list[str]]:
     """Every derived path's desired bytes (None = must be absent), in render order, and warnings.
 
     INDEX comes first so the chart (which counts INDEX tokens) is drawing while the rest renders.
-    `draw_chart=False` leaves stats.svg out, for callers that only read the text files.
+    `draw_chart=False` leaves stats.svg out, for callers that only read the text files. `guard`
+    (by default one with the shelf's POLICY.patterns) masks every episode text on its way in.
     """
+    guard = CellGuard.for_shelf(shelf) if guard is None else guard
     warnings: list[str] = []
     if shelf.docshelf_problem:
         warnings.append(f"{DOCSHELF}: {shelf.docshelf_problem}; INDEX.md rendered with the default settings")
     splits = split_documents(shelf)
     foot = footer(shelf.generated_by, shelf.docs_root)
-    docs_meta = meta_entries(records, archived=False)
+    docs_meta = meta_entries(records, archived=False, guard=guard)
     docs_index = _index_files(shelf, docs_book(shelf), docs_meta, splits, foot)
     index_str = _index_str(shelf, docs_index)
     drawing: Callable[[], bytes] | None = None
@@ -172,14 +181,14 @@ def plan(shelf: Shelf, records: list[Record], *, badge: bool | None = None,
         except ImportError as exc:
             drawing = _unavailable(exc)
 
-    files: dict[str, bytes | None] = {normalize(shelf.ledger_path): ledger_bytes(records)}
+    files: dict[str, bytes | None] = {normalize(shelf.ledger_path): ledger_bytes(records, guard)}
     files.update(_meta_files(shelf, docs_meta, archived=False))
     files.update(docs_index)
     if on_disk(shelf.root, shelf.archive_docs_root).kind == "directory":
         archive, problem = archive_book(shelf)
         if problem:
             warnings.append(f"{CONFIG_PATH}: {problem}; {ARCHIVE_INDEX} rendered with the default settings")
-        archive_meta = meta_entries(records, archived=True)
+        archive_meta = meta_entries(records, archived=True, guard=guard)
         files.update(_meta_files(shelf, archive_meta, archived=True))
         files.update(_index_files(shelf, archive, archive_meta, splits, foot))
     elif on_disk(shelf.root, ARCHIVE_INDEX).exists:
@@ -226,7 +235,8 @@ def render_shelf(shelf: Shelf, *, check: bool = False, badge: bool | None = None
     job = ChartJob.for_shelf(0 if check else len(shelf.layout.episodes)) if chart is None else chart
     try:
         records, skipped = (rows or Collecting(shelf, workers=parse_workers(shelf, job))).result()
-        files, warnings = plan(shelf, records, badge=badge, chart=job)
+        guard = CellGuard.for_shelf(shelf)
+        files, warnings = plan(shelf, records, badge=badge, chart=job, guard=guard)
     finally:
         if own:
             job.close()
@@ -235,7 +245,7 @@ def render_shelf(shelf: Shelf, *, check: bool = False, badge: bool | None = None
         files=files, check=check, episodes=len(shelf.layout.episodes),
         written=outcome.written, deleted=outcome.deleted, unchanged=outcome.unchanged,
         drifted=outcome.drifted, skipped=skipped + outcome.skipped,
-        warnings=_record_warnings(records) + warnings,
+        warnings=_record_warnings(records) + warnings, neutralised=guard.report(),
     )
 
 
@@ -251,6 +261,8 @@ def _print_text(result: RenderResult) -> None:
         print(f"skipped  {shown(path)}: {shown(reason)}")
     for text in result.warnings:
         print(f"warning: {shown(text)}")
+    for path, reason in result.neutralised:
+        print(f"neutralised  {shown(path)}: {shown(reason)}")
     if result.check:
         verdict = f"{len(result.drifted)} drifted" if result.drifted else "no drift"
         print(f"render --check: {result.episodes} episodes, {len(result.files)} derived files, {verdict}")

@@ -4,7 +4,9 @@ On a valid shelf INDEX.md is byte-identical to docshelf-mcp 0.5.0's. Deliberate 
 with its own test: titles and descriptions are flattened so no frontmatter value can break a line
 (§14.3); an empty shelf still gets the footer (§14.8); `index.generated_by: external` gets our own
 footer; the preamble used when `.docshelf.json` gives none is our own text; SUBINDEX.md files are
-our own layout; a `category_order` that repeats a category lists it once.
+our own layout; a `category_order` that repeats a category lists it once; titles and descriptions
+are masked (`CellGuard`, the humanized file name with `mask`) and their HTML/Markdown markup is escaped (`escape_markup`), so no shelf,
+valid or not, can put a secret, a tag, a comment or a link into INDEX.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import re
 from dataclasses import dataclass
 
 from ..derived import SUBINDEX_NAME, SectionFile, normalize
+from ..markup import escape_markup
+from ..redact import mask
 from ..shelf import ARCHIVE_DIR, DocshelfConfig, Shelf
 from ..text import flatten_cell, humanize_stem
 from .links import Links
@@ -80,10 +84,12 @@ class Entry:
 
 def entry_title(stem: str, meta: dict[str, str] | None) -> tuple[str, str]:
     """(title, description) as INDEX shows them: the .meta.json title when non-empty, else the
-    humanized file stem; both flattened to one line."""
+    humanized file stem; both flattened to one line. (.meta.json entries come masked.)"""
     title = meta.get("title", "") if meta else ""
     description = meta.get("description", "").strip() if meta else ""
-    return flatten_cell(title or humanize_stem(stem)), flatten_cell(description)
+    if not title:
+        title = mask(humanize_stem(stem))
+    return flatten_cell(title), flatten_cell(description)
 
 
 def category_heading(name: str) -> str:
@@ -112,20 +118,23 @@ def _head(cfg: DocshelfConfig, default_preamble: str) -> list[str]:
     return lines
 
 
+def _desc(entry: Entry) -> str:
+    return f" — {escape_markup(entry.description)}" if entry.description else ""
+
+
 def _plain_entry(entry: Entry, links: Links) -> str:
     url = links.url(entry.path)
-    desc = f" — {entry.description}" if entry.description else ""
+    title = escape_markup(entry.title)
     if url is not None:
-        return f"- [**{entry.title}**]({url}){desc}"
-    return f"- **{entry.title}**{desc} — `{entry.filename}`"
+        return f"- [**{title}**]({url}){_desc(entry)}"
+    return f"- **{title}**{_desc(entry)} — `{entry.filename}`"
 
 
 def _split_block(entry: Entry, cfg: DocshelfConfig, links: Links) -> list[str]:
-    desc = f" — {entry.description}" if entry.description else ""
     url = links.url(entry.path)
     full = f"[`{entry.filename}`]({url})" if url is not None else f"`{entry.filename}`"
     lines = [
-        f"### {entry.title}{desc}",
+        f"### {escape_markup(entry.title)}{_desc(entry)}",
         "",
         f"Full document: {full} (~{entry.size // 1024} KB — prefer pulling individual sections below).",
         "",
@@ -177,9 +186,9 @@ def subindex_text(entry: Entry, links: Links, footer_line: str) -> str:
         url = None if links.relative_only else links.url(path)
         return url if url is not None else links.relative(path)
 
-    lines = [f"# {entry.title} — chapters", ""]
+    lines = [f"# {escape_markup(entry.title)} — chapters", ""]
     if entry.description:
-        lines += [entry.description, ""]
+        lines += [escape_markup(entry.description), ""]
     lines += [
         f"Whole document: [`{entry.filename}`]({target(entry.path)}) (~{entry.size // 1024} KB). "
         "Each chapter below is a file of its own; fetch only the one a question needs.",

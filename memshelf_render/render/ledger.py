@@ -1,23 +1,26 @@
 """ledger.tsv: one row per episode (docs and archive), sorted by (date, id) (SPEC §5, §8.2).
 
 Every text cell is flattened (tab, CR, LF and the other line breaks become one space each), so no
-frontmatter value can add a column or forge a row — the reference writes them raw (§14.3).
+frontmatter value can add a column or forge a row — the reference writes them raw (§14.3) — and
+masked (`CellGuard`), so no secret in an id, mode or notes is published.
 """
 
 from __future__ import annotations
 
 from ..records import Record
-from ..text import flatten_cell
+from .cells import CellGuard
 
 HEADER = ("date", "episode_id", "mode", "approx_tokens_in", "digest_tokens", "notes")
 
 
-def ledger_row(rec: Record) -> str:
-    cells = (rec.date, rec.id, rec.mode, str(rec.approx_tokens), str(rec.digest_tokens), rec.notes)
-    return "\t".join(flatten_cell(c) for c in cells)
+def ledger_row(rec: Record, guard: CellGuard) -> str:
+    cells = (("date", rec.date), ("id", rec.id), ("mode", rec.mode), ("approx_tokens", str(rec.approx_tokens)),
+             ("digest_tokens", str(rec.digest_tokens)), ("notes", rec.notes))
+    return "\t".join(guard.ledger_cell(text, rec.path, name) for name, text in cells)
 
 
-def ledger_bytes(records: list[Record]) -> bytes:
+def ledger_bytes(records: list[Record], guard: CellGuard | None = None) -> bytes:
     """The whole file: header, then the rows in the order given (collect() sorts them)."""
-    lines = ["\t".join(HEADER), *(ledger_row(r) for r in records)]
+    guard = CellGuard() if guard is None else guard
+    lines = ["\t".join(HEADER), *(ledger_row(r, guard) for r in records)]
     return ("\n".join(lines) + "\n").encode("utf-8")

@@ -2,7 +2,8 @@
 
 Present only when some episode of the category has a display_title or a description; then every
 such episode gets `{"title": display_title or id, "description": clamped description}`, in
-ledger order, as 2-space JSON with raw non-ASCII and one trailing newline.
+ledger order, as 2-space JSON with raw non-ASCII and one trailing newline. Both values pass the
+`CellGuard` first, so no secret is published; INDEX takes its titles from these entries.
 """
 
 from __future__ import annotations
@@ -11,19 +12,24 @@ import json
 
 from ..records import Record
 from ..text import clamp_description
+from .cells import CellGuard
 
 Entry = dict[str, str]
 
 
-def meta_entries(records: list[Record], *, archived: bool) -> dict[str, dict[str, Entry]]:
+def meta_entries(records: list[Record], *, archived: bool,
+                 guard: CellGuard | None = None) -> dict[str, dict[str, Entry]]:
     """Category -> {file name: {"title", "description"}} for the docs (or the archive)."""
+    guard = CellGuard() if guard is None else guard
     out: dict[str, dict[str, Entry]] = {}
     for rec in records:
         if rec.archived != archived or not (rec.display_title or rec.description):
             continue
+        title = guard.shown_text(rec.display_title, rec.path, "display_title") if rec.display_title else (
+            guard.cell(rec.id, rec.path, "id"))
         out.setdefault(rec.category, {})[rec.filename] = {
-            "title": rec.display_title or rec.id,
-            "description": clamp_description(rec.description),
+            "title": title,
+            "description": clamp_description(guard.shown_text(rec.description, rec.path, "description")),
         }
     return out
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..episode import Episode
 from ..findings import Finding
+from ..markup import find_markup
 from ..records import ledger_date
 from ..shelf import KIND_OF_CATEGORY
 from ..text import MAX_DESCRIPTION_CHARS, flatten
@@ -43,9 +44,40 @@ def _is_day(value: str) -> bool:
     return True
 
 
-def _show(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:59] + "…"
+def _clip(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _words(value: Any) -> str:
+    """What a frontmatter value is, in words (never a Python repr: no None, no [..], no quotes
+    escaped the Python way)."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return "empty"
+    if isinstance(value, bool):
+        return f"the boolean {'true' if value else 'false'}"
+    if isinstance(value, (int, float)):
+        return f"the number {value}"
+    if isinstance(value, str):
+        return f"the text '{_clip(value)}'"
+    if isinstance(value, list):
+        return "a list" if value else "an empty list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return "a value of another type"
+
+
+def _not(key: str, value: Any, expected: str) -> str:
+    """`kind 'memo' is not topic, ...` for text; `kind is empty, not topic, ...` for the rest."""
+    if isinstance(value, str) and value.strip():
+        return f"{key} '{_clip(value)}' is not {expected}"
+    return f"{key} is {_words(value)}, not {expected}"
+
+
+def _reading(value: Any) -> str:
+    """A value as one reader reads it: quoted text, or what it is in words."""
+    if isinstance(value, str) and value:
+        return f"'{_clip(value)}'"
+    return "nothing" if value is None or value == "" else _words(value)
 
 
 def _yaml_as_line_text(value: Any) -> str | None:
@@ -77,7 +109,7 @@ def check(ep: Episode, ctx: Context) -> Iterator[Finding]:
     if "id" in meta:
         value = meta["id"]
         if isinstance(value, (dict, list, bool)):
-            yield at("field-type-invalid", "id", f"id must be a string, got {_show(value)}")
+            yield at("id-type-invalid", "id", f"id must be a string, not {_words(value)}")
         elif value is None or not str(value).strip():
             yield at("id-mismatch", "id", f"id is empty; it must be '{ep.stem}'")
         elif str(value) != ep.stem:
@@ -85,8 +117,10 @@ def check(ep: Episode, ctx: Context) -> Iterator[Finding]:
 
     if "kind" in meta:
         kind = meta["kind"]
-        if kind not in KINDS:
-            yield at("kind-invalid", "kind", f"kind {_show(kind)} is not topic, research or session")
+        if kind is None:
+            yield at("kind-empty", "kind", "kind is empty; it must be topic, research or session")
+        elif kind not in KINDS:
+            yield at("kind-invalid", "kind", _not("kind", kind, "topic, research or session"))
         else:
             expected = KIND_OF_CATEGORY.get(ep.category)
             if expected is not None and expected != kind:
@@ -96,31 +130,34 @@ def check(ep: Episode, ctx: Context) -> Iterator[Finding]:
     if "span" in meta:
         span = meta["span"]
         if not isinstance(span, str) or not span.strip():
-            yield at("span-invalid", "span", f"span must be a non-empty string, got {_show(span)}")
+            yield at("span-invalid", "span", f"span must be a non-empty string, but it is {_words(span)}")
         elif not _SPAN.fullmatch(span.strip()) or span.strip() == "..":
             yield at("span-format", "span", f"span '{span}' is neither YYYY-MM-DD nor a YYYY-MM-DD..YYYY-MM-DD range")
 
     if "tags" in meta:
         tags = meta["tags"]
         if not isinstance(tags, list):
-            yield at("tags-invalid", "tags", f"tags must be a list, got {_show(tags)}")
+            yield at("tags-invalid", "tags", f"tags must be a list, but it is {_words(tags)}")
         elif not all(isinstance(t, str) for t in tags):
             bad = next(t for t in tags if not isinstance(t, str))
-            yield at("tags-invalid", "tags", f"every tag must be a string, got {_show(bad)}")
+            yield at("tag-invalid", "tags", f"every tag must be a string, but one is {_words(bad)}")
 
     if "approx_tokens" in meta:
         value = meta["approx_tokens"]
         raw = ep.line_reader_values().get("approx_tokens", "")
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0 or not _DIGITS.fullmatch(raw):
+        if not isinstance(value, int):
             yield at("approx-tokens-invalid", "approx_tokens",
-                     f"approx_tokens {raw or _show(value)} is not a non-negative integer written as plain digits")
+                     _not("approx_tokens", raw or value, "a non-negative integer written as plain digits"))
+        elif isinstance(value, bool) or value < 0 or not _DIGITS.fullmatch(raw):
+            yield at("approx-tokens-not-plain", "approx_tokens",
+                     _not("approx_tokens", raw or value, "a non-negative integer written as plain digits"))
 
     if "approx_tokens_source" in meta and meta["approx_tokens_source"] not in TOKEN_SOURCES:
         yield at("approx-tokens-source-invalid", "approx_tokens_source",
-                 f"approx_tokens_source {_show(meta['approx_tokens_source'])} is not estimate, measured or unmeasured")
+                 _not("approx_tokens_source", meta["approx_tokens_source"], "estimate, measured or unmeasured"))
 
     if "mode" in meta and meta["mode"] not in MODES:
-        yield at("mode-invalid", "mode", f"mode {_show(meta['mode'])} is not live or import")
+        yield at("mode-invalid", "mode", _not("mode", meta["mode"], "live or import"))
 
     yield from _dates(ep, at)
     yield from _text_fields(ep, at)
@@ -144,7 +181,7 @@ def _ambiguity(ep: Episode) -> Iterator[Finding]:
         spelled = _yaml_as_line_text(meta[key])
         if spelled is not None and spelled != raw[key]:
             yield Finding("frontmatter-ambiguous", ep.path, ep.line_of(key),
-                          f"{key}: YAML reads {_show(meta[key])} but line-based tools read {_show(raw[key])}")
+                          f"{key}: YAML reads {_reading(meta[key])} but line-based tools read {_reading(raw[key])}")
 
 
 def _dates(ep: Episode, at) -> Iterator[Finding]:
@@ -157,18 +194,17 @@ def _dates(ep: Episode, at) -> Iterator[Finding]:
             if not _is_day(text):
                 yield at("date-invalid", "date", f"date '{text}' is not a calendar day")
         elif ledger_date(None, eid):
-            yield at("date-invalid", "date",
-                     f"date {_show(value)} is not a YYYY-MM-DD day; the ledger uses the id prefix instead")
+            yield at("date-invalid", "date", _not("date", value, "a YYYY-MM-DD day; the ledger uses the id prefix instead"))
         else:
-            yield at("date-missing", "date",
-                     f"date {_show(value)} is not YYYY-MM-DD and the id has no date prefix: the ledger row would have no date")
+            yield at("date-missing", "date", _not("date", value, "YYYY-MM-DD and the id has no date prefix: "
+                                                   "the ledger row would have no date"))
     elif not ledger_date(None, eid):
         yield Finding("date-missing", ep.path, ep.fm_open,
                       "no date key and the id has no YYYY-MM-DD prefix: the ledger row would have no date")
     if "retain_until" in meta:
         value = meta["retain_until"]
         if not (isinstance(value, str) and _is_day(value.strip())):
-            yield at("retain-until-invalid", "retain_until", f"retain_until {_show(value)} is not a YYYY-MM-DD date")
+            yield at("retain-until-invalid", "retain_until", _not("retain_until", value, "a YYYY-MM-DD date"))
 
 
 def _text_fields(ep: Episode, at) -> Iterator[Finding]:
@@ -178,7 +214,7 @@ def _text_fields(ep: Episode, at) -> Iterator[Finding]:
             continue
         value = meta[key]
         if isinstance(value, (list, dict, bool)):
-            yield at("field-type-invalid", key, f"{key} must be one line of text, got {_show(value)}")
+            yield at("field-type-invalid", key, f"{key} must be one line of text, not {_words(value)}")
             continue
         text = "" if value is None else str(value)
         bad = _LINE_BREAKING.search(text)
@@ -186,6 +222,10 @@ def _text_fields(ep: Episode, at) -> Iterator[Finding]:
             yield at("control-character", key,
                      f"{key} contains the control character U+{ord(bad.group()):04X}, which breaks "
                      + ("the ledger row" if key == "notes" else "the INDEX line"))
+        what = find_markup(text) if key != "notes" else None
+        if what is not None:
+            yield at("markup-in-title", key, f"{key} holds {what}, which INDEX would render as markup "
+                                            "(it is escaped there)")
         if key == "description" and len(flatten(text)) > MAX_DESCRIPTION_CHARS:
             yield at("description-too-long", key,
                      f"description has {len(flatten(text))} characters; INDEX shows the first {MAX_DESCRIPTION_CHARS}")

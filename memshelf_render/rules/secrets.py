@@ -1,36 +1,87 @@
 """Credential shapes and POLICY.patterns matches anywhere in an episode, frontmatter included.
 
 The finding names the kind and line and shows that line with every match masked; the secret
-itself is never part of any output.
+itself is never part of any output. The raw text is not enough: a double-quoted YAML value can
+spell a token with escapes (`"\\u0067hp_…"`), which the ledger, INDEX and .meta.json then carry
+decoded, so every decoded frontmatter string (keys and list items too) is scanned as well.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from ..episode import Episode
 from ..findings import Finding
-from ..redact import mask, scan
+from ..redact import PolicyPack, mask, scan
 from .context import Context
 
 SHOWN_CHARS = 100
+
+
+def _shown(text: str) -> str:
+    text = text.strip()
+    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 1] + "…"
+
+
+def _what(kind: str, policy: bool) -> str:
+    return f"text matching the policy rule '{kind}'" if policy else f"a credential ({kind})"
 
 
 def check(ep: Episode, ctx: Context) -> Iterator[Finding]:
     if not ep.readable:
         return
     hits = scan(ep.text, ctx.policy, ep.lower)
-    if not hits:
-        return
-    masked_lines = mask(ep.text, ctx.policy).split("\n")
     seen: set[tuple[str, int]] = set()
-    for hit in sorted(hits, key=lambda h: (h.line, h.kind)):
-        if (hit.kind, hit.line) in seen:
-            continue
-        seen.add((hit.kind, hit.line))
-        shown = masked_lines[hit.line - 1].strip() if hit.line <= len(masked_lines) else ""
-        if len(shown) > SHOWN_CHARS:
-            shown = shown[: SHOWN_CHARS - 1] + "…"
-        code = "policy-pattern-match" if hit.policy else "secret"
-        what = f"text matching the policy rule '{hit.kind}'" if hit.policy else f"a credential ({hit.kind})"
-        yield Finding(code, ep.path, hit.line, f"{what}: {shown}")
+    if hits:
+        masked_lines = mask(ep.text, ctx.policy).split("\n")
+        for hit in sorted(hits, key=lambda h: (h.line, h.kind)):
+            if (hit.kind, hit.line) in seen:
+                continue
+            seen.add((hit.kind, hit.line))
+            if hit.over_budget:
+                yield Finding("policy-pattern-slow", ep.path, hit.line,
+                              f"the policy rule '{hit.kind}' ran out of its time budget here; "
+                              "the rest of the file was not checked against it")
+                continue
+            shown = _shown(masked_lines[hit.line - 1]) if hit.line <= len(masked_lines) else ""
+            code = "policy-pattern-match" if hit.policy else "secret"
+            yield Finding(code, ep.path, hit.line, f"{_what(hit.kind, hit.policy)}: {shown}")
+    yield from _decoded(ep, ctx.policy, seen)
+
+
+def _strings(value: Any) -> Iterator[str]:
+    """Every string in a frontmatter value: itself, list items, mapping keys and values."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            for key, inner in item.items():
+                stack.extend((key, inner))
+
+
+def _decoded(ep: Episode, pack: PolicyPack, raw_hits: set[tuple[str, int]]) -> Iterator[Finding]:
+    """Secrets that only the decoded frontmatter shows: a string that is not spelled out as such in
+    the block, holding a kind the raw scan did not find in the block; one finding per (kind, key)."""
+    if not ep.meta or ep.fm_open is None or ep.fm_close is None:
+        return
+    block = "\n".join(ep.lines[ep.fm_open: ep.fm_close - 1])
+    in_block = {kind for kind, line in raw_hits if ep.fm_open <= line <= ep.fm_close}
+    reported: set[tuple[str, int | None]] = set()
+    for key, value in ep.meta.items():
+        line = ep.line_of(str(key))
+        for text in _strings([key, value]):
+            if text in block:  # spelled out: the raw scan saw it
+                continue
+            for hit in scan(text, pack):
+                if hit.over_budget or hit.kind in in_block or (hit.kind, line) in reported:
+                    continue
+                reported.add((hit.kind, line))
+                code = "policy-pattern-match" if hit.policy else "secret"
+                yield Finding(code, ep.path, line,
+                              f"{_what(hit.kind, hit.policy)} in the decoded value of '{_shown(mask(str(key), pack))}' "
+                              f"(written with escapes): {_shown(mask(text, pack))}")

@@ -1,0 +1,57 @@
+"""The one gate between an episode's text and a derived file (ledger, .meta.json, INDEX, archive).
+
+Render never refuses: a shelf with error-level content still renders, but no secret reaches a
+derived file (every cell is masked with the built-in shapes and the shelf's POLICY.patterns) and
+the episodes whose text had to be changed are listed, so a caller can say so (and gate on it).
+Markup in titles is escaped by the INDEX writer itself; it is noted here, where the episode is
+known.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..markup import find_markup
+from ..redact import PolicyPack, mask
+from ..shelf import Shelf
+from ..text import flatten_cell
+
+
+@dataclass
+class CellGuard:
+    """Masks cells with `pack` and remembers, per episode path, what it neutralised."""
+
+    pack: PolicyPack | None = None
+    neutralised: dict[str, list[str]] = field(default_factory=dict)
+
+    @classmethod
+    def for_shelf(cls, shelf: Shelf) -> CellGuard:
+        return cls(PolicyPack.parse(shelf.read_text(shelf.patterns_path)))
+
+    def cell(self, text: str, path: str, name: str) -> str:
+        """`text` (the value of field `name` of the episode at `path`) as a derived file may
+        hold it: secrets masked. Masking keeps line breaks; the writers flatten them."""
+        masked = mask(text, self.pack)
+        if masked != text:
+            self._note(path, f"a secret in {name} was masked")
+        return masked
+
+    def ledger_cell(self, text: str, path: str, name: str) -> str:
+        return flatten_cell(self.cell(text, path, name))
+
+    def shown_text(self, text: str, path: str, name: str) -> str:
+        """A title or description INDEX will show: masked, and its markup noted (INDEX escapes it)."""
+        masked = self.cell(text, path, name)
+        what = find_markup(masked)
+        if what is not None:
+            self._note(path, f"{what} in {name} was escaped in INDEX")
+        return masked
+
+    def report(self) -> list[tuple[str, str]]:
+        """(path, what was neutralised) per episode, in path order."""
+        return [(path, "; ".join(notes)) for path, notes in sorted(self.neutralised.items())]
+
+    def _note(self, path: str, note: str) -> None:
+        notes = self.neutralised.setdefault(path, [])
+        if note not in notes:
+            notes.append(note)
