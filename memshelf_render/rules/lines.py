@@ -11,13 +11,17 @@ from itertools import accumulate
 
 
 class LineTable:
-    """Where each line of `lines` (the text split at "\\n") starts."""
+    """Where each line of `lines` (the text split at newlines) starts; built on the first
+    lookup, so a file without a match never pays for it."""
 
-    __slots__ = ("starts",)
+    __slots__ = ("_lines", "_starts")
 
     def __init__(self, lines: list[str]) -> None:
-        self.starts = [0, *accumulate(len(line) + 1 for line in lines)]
+        self._lines = lines
+        self._starts: list[int] | None = None
 
     def line_of(self, offset: int) -> int:
         """The 1-based line that holds `offset`."""
-        return bisect_right(self.starts, offset)
+        if self._starts is None:
+            self._starts = [0, *accumulate(len(line) + 1 for line in self._lines)]
+        return bisect_right(self._starts, offset)
