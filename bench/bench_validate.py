@@ -1,11 +1,13 @@
 """Benchmark `memshelf-bot validate` against `memshelf doctor` + `shelf-spec validate`, in one run.
 
-    python bench/bench_validate.py [--sizes 1000 3000 10000] [--repeat 3] [--out bench/out]
+    python bench/bench_validate.py [--shapes ...] [--sizes 1000 3000 10000] [--repeat 3] [--out bench/out]
 
-Each size gets one generated, rendered shelf (tests/shelfgen.py, derived files written by the
-reference renderer, as on a rendered main). Measured per size, median of --repeat runs:
-full `validate`; `validate --changed` with one episode; the two references back to back; peak
-RSS of each. Plus `memshelf-bot --version`. Prints a Markdown table and writes JSON.
+Every shape of `bench/shapes.py` at every size: one seeded, rendered shelf (derived files written
+by the reference renderer, as on a rendered main). Per shelf, ours and the references run
+alternately --repeat times: full `validate`; `validate --changed` with one episode; doctor +
+shelf-spec back to back. Wall and CPU time (user + sys, children included) are medians, the
+ratios medians of the per-pair ratios; peak RSS is the largest single process. Plus
+`memshelf-bot --version`. Prints Markdown tables and the load average; writes JSON.
 """
 
 from __future__ import annotations
@@ -20,21 +22,22 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.measure import chain, median, once  # noqa: E402
+from bench.measure import chain, load, median, once, ratio, rounds, summary  # noqa: E402
+from bench.shapes import SHAPES, build_shelf  # noqa: E402
 from tests.refs import NO_STALENESS_HOURS, ref_python  # noqa: E402
-from tests.shelfgen import generate_shelf  # noqa: E402
 
 BOT = str(Path(sys.executable).with_name("memshelf-bot"))
 
 
-def build(out: Path, size: int, seed: int) -> Path:
-    shelf = out / f"shelf-{size}"
+def shelf_for(out: Path, shape: str, size: int, seed: int) -> Path:
+    """The cached rendered shelf of (shape, size), built on first use."""
+    shelf = out / f"{shape}-{size}"
     if not (shelf / "ledger.tsv").exists():
         if shelf.exists():
             import shutil
 
             shutil.rmtree(shelf)
-        generate_shelf(shelf, seed=seed, episodes=size, archive=size // 20, derived=True)
+        build_shelf(shelf, shape, size, seed=seed, derived=True)
     return shelf
 
 
@@ -45,6 +48,7 @@ def one_episode(shelf: Path) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--shapes", nargs="+", choices=SHAPES, default=list(SHAPES))
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 3000, 10000])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--seed", type=int, default=7)
@@ -56,32 +60,46 @@ def main(argv: list[str] | None = None) -> int:
     spec = [str(ref_bin / "shelf-spec"), "validate", "--json"]
 
     rows = []
+    loads = [load()]
     version = median(lambda: once([BOT, "--version"]), max(args.repeat, 5))
     for size in args.sizes:
-        shelf = build(args.out, size, args.seed)
-        changed = one_episode(shelf)
-        ours = median(lambda s=shelf: once([BOT, "validate", str(s), "--format", "json"]), args.repeat)
-        ours_changed = median(lambda s=shelf, c=changed: once([BOT, "validate", str(s), "--changed", c],
-                                                              cwd=str(s)), args.repeat)
-        refs = median(lambda s=shelf: chain([[*doctor, str(s)], [*spec, str(s)]]), args.repeat)
-        rows.append({
-            "episodes": size, "ours_s": ours.wall, "ours_rss_kb": ours.rss_kb, "ours_exit": ours.code,
-            "changed_s": ours_changed.wall, "changed_rss_kb": ours_changed.rss_kb,
-            "refs_s": refs.wall, "refs_rss_kb": refs.rss_kb,
-            "speedup": refs.wall / ours.wall, "changed_speedup": refs.wall / ours_changed.wall,
-        })
-        print(f"{size}: ours {ours.wall:.2f}s, --changed {ours_changed.wall:.3f}s, refs {refs.wall:.2f}s",
-              file=sys.stderr)
+        for shape in args.shapes:
+            shelf = shelf_for(args.out, shape, size, args.seed)
+            changed = one_episode(shelf)
+
+            def refs(s=shelf):
+                return chain([[*doctor, str(s)], [*spec, str(s)]])
+
+            full_runs, changed_runs, ref_runs = rounds(
+                [lambda s=shelf: once([BOT, "validate", str(s), "--format", "json"]),
+                 lambda s=shelf, c=changed: once([BOT, "validate", str(s), "--changed", c], cwd=str(s)),
+                 refs], args.repeat)
+            full, pr, ref = summary(full_runs), summary(changed_runs), summary(ref_runs)
+            loads.append(load())
+            rows.append({
+                "shape": shape, "episodes": size,
+                "ours_s": full.wall, "ours_cpu_s": full.cpu, "ours_rss_kb": full.rss_kb, "ours_exit": full.code,
+                "changed_s": pr.wall, "changed_cpu_s": pr.cpu, "changed_rss_kb": pr.rss_kb,
+                "refs_s": ref.wall, "refs_cpu_s": ref.cpu, "refs_rss_kb": ref.rss_kb,
+                "wall_ratio": ratio(full_runs, ref_runs), "cpu_ratio": ratio(full_runs, ref_runs, "cpu"),
+                "changed_ratio": ratio(changed_runs, ref_runs), "load": loads[-1],
+            })
+            r = rows[-1]
+            print(f"{shape} {size}: ours {full.wall:.2f}s/{full.cpu:.2f}s cpu, --changed {pr.wall:.3f}s, "
+                  f"refs {ref.wall:.2f}s/{ref.cpu:.2f}s cpu; {r['wall_ratio']:.1f}x wall, {r['cpu_ratio']:.1f}x "
+                  f"cpu, {r['changed_ratio']:.0f}x --changed (load {loads[-1]})", file=sys.stderr)
     result = {"machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
-              "version_s": version.wall, "rows": rows}
+              "version_s": version.wall, "loads": loads, "rows": rows}
     (args.out / "validate.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    print(f"`memshelf-bot --version`: {version.wall:.3f} s\n")
-    print("| episodes | memshelf-bot validate | --changed (1 episode) | doctor + shelf-spec | speed-up full | "
-          "speed-up --changed | peak RSS ours / --changed / refs (MiB) |")
-    print("|---:|---:|---:|---:|---:|---:|---:|")
+    print(f"`memshelf-bot --version`: {version.wall:.3f} s; load average (1/5/15 min) from {loads[0]} "
+          f"to {loads[-1]}\n")
+    print("| shape | episodes | validate wall / CPU | --changed | doctor + shelf-spec wall / CPU | ratio wall | "
+          "ratio CPU | ratio --changed | peak RSS ours / --changed / refs (MiB) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
-        print(f"| {r['episodes']:,} | {r['ours_s']:.2f} s | {r['changed_s']:.3f} s | {r['refs_s']:.2f} s | "
-              f"{r['speedup']:.1f}× | {r['changed_speedup']:.0f}× | {r['ours_rss_kb'] / 1024:.0f} / "
+        print(f"| {r['shape']} | {r['episodes']:,} | {r['ours_s']:.2f} / {r['ours_cpu_s']:.2f} s | "
+              f"{r['changed_s']:.3f} s | {r['refs_s']:.2f} / {r['refs_cpu_s']:.2f} s | {r['wall_ratio']:.1f}× | "
+              f"{r['cpu_ratio']:.1f}× | {r['changed_ratio']:.0f}× | {r['ours_rss_kb'] / 1024:.0f} / "
               f"{r['changed_rss_kb'] / 1024:.0f} / {r['refs_rss_kb'] / 1024:.0f} |")
     return 0
 

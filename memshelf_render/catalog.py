@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .findings import Severity
+from .severity import Severity
 
 ERR, WARN, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 

@@ -1,28 +1,23 @@
 """stats.svg drawn in a forked helper process, so importing matplotlib overlaps the parsing.
 
-Importing matplotlib costs about as much as parsing a few thousand episodes. The helper is forked
-as early as possible (the `render` command forks it before it even imports the renderers) and
-imports matplotlib on another core; the records are piped to it once INDEX is rendered, and the
-SVG comes back while the remaining files render. A chart whose input is unchanged is settled in
-the parent by its hash, and an unused helper is stopped at once. A plain process and a pipe, no
-threads, so the parse workers forked later inherit none. Single-core machines, platforms without
-`fork` and `MEMSHELF_BOT_JOBS=1` (the knob validate honours too) draw in-process. The drawing is
-`render.chart.chart_svg` either way. This module stays light: it is imported before the rest.
+Importing matplotlib costs about as much as parsing a few thousand episodes. For a big shelf the
+helper (`parallel.Helper`) is forked when the render starts and imports matplotlib on another
+core; the records are sent to it once INDEX is rendered, and the SVG comes back while the
+remaining files render. A chart whose input is unchanged is settled here by its hash, and an
+unused helper is stopped at once. Single-core machines, platforms without `fork` and
+`MEMSHELF_BOT_JOBS=1` (the knob validate honours too) draw in-process. The drawing is
+`render.chart.chart_svg` either way.
 """
 
 from __future__ import annotations
 
-import multiprocessing
 from collections.abc import Callable
-from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING
 
-from .parallel import can_fork, cores
+from .parallel import Helper, can_fork, cores
 
 if TYPE_CHECKING:
     from .records import Record
-
-    _Args = tuple[list[Record], str, int, bytes | None]
 
 FORK_FROM_EPISODES = 300
 
@@ -33,37 +28,17 @@ def _draw(records: list[Record], index_text: str, context_window: int, previous:
     return chart_svg(records, index_text=index_text, context_window=context_window, previous=previous)
 
 
-def _helper(conn: Connection) -> None:
-    """The forked helper: import matplotlib now, draw once the arguments arrive."""
-    try:
-        from .render.chart import warm_up
+def _warm_up() -> None:
+    from .render.chart import warm_up
 
-        warm_up()
-    except ImportError:
-        pass  # _draw raises it again, and the parent reports it
-    try:
-        args = conn.recv()
-    except EOFError:
-        return
-    try:
-        conn.send((True, _draw(*args)))
-    except Exception as exc:  # handed to the parent, which raises it where it would have
-        conn.send((False, exc))
+    warm_up()
 
 
 class ChartJob:
     """Draws the chart; with `fork`, in a helper forked at construction."""
 
     def __init__(self, fork: bool) -> None:
-        self._conn: Connection | None = None
-        self._proc: multiprocessing.process.BaseProcess | None = None
-        self._used = False
-        if fork and cores() > 1 and can_fork():
-            ctx = multiprocessing.get_context("fork")
-            self._conn, child = ctx.Pipe()
-            self._proc = ctx.Process(target=_helper, args=(child,), daemon=True)
-            self._proc.start()
-            child.close()
+        self._helper = Helper(_warm_up, _draw) if fork and cores() > 1 and can_fork() else None
 
     @classmethod
     def for_shelf(cls, episodes: int) -> ChartJob:
@@ -77,45 +52,18 @@ class ChartJob:
 
         if previous is not None and is_current(records, index_text, context_window, previous):
             return lambda: previous
-        args: _Args = (records, index_text, context_window, previous)
-        conn = self._conn
-        if conn is None:
-            return lambda: _draw(*args)
-        self._used = True
-        try:
-            conn.send(args)
-        except OSError:
-            self.close()
-            return lambda: _draw(*args)
-
-        def result() -> bytes:
-            try:
-                ok, value = conn.recv()
-            except (EOFError, OSError):  # the helper died: draw here instead
-                self.close()
-                return _draw(*args)
-            if not ok:
-                raise value
-            return value
-
-        return result
+        if self._helper is None:
+            return lambda: _draw(records, index_text, context_window, previous)
+        return self._helper.call(records, index_text, context_window, previous)
 
     @property
     def forked(self) -> bool:
-        return self._proc is not None
+        return self._helper is not None
 
     def close(self) -> None:
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
-        if self._proc is not None:
-            if not self._used:  # never asked to draw: do not wait for its import to finish
-                self._proc.kill()
-            self._proc.join(timeout=5)
-            if self._proc.is_alive():
-                self._proc.kill()
-                self._proc.join()
-            self._proc = None
+        if self._helper is not None:
+            self._helper.close()
+            self._helper = None
 
     def __enter__(self) -> ChartJob:
         return self

@@ -3,17 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 
+from .catalog import RULES, Rule
+from .severity import Severity
 
-class Severity(StrEnum):
-    ERROR = "error"
-    WARNING = "warning"
-    INFO = "info"
-
-    @property
-    def rank(self) -> int:
-        return {"error": 0, "warning": 1, "info": 2}[self.value]
+__all__ = ["Finding", "Severity"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,9 +20,7 @@ class Finding:
     message: str
 
     @property
-    def rule(self):
-        from .catalog import RULES
-
+    def rule(self) -> Rule:
         return RULES[self.code]
 
     @property

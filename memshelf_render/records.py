@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from . import parallel
 from .episode import Episode
 from .shelf import STANDARD_CATEGORIES, EpisodeRef, Shelf
+from .text import tokens
 
 _ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
@@ -88,7 +89,6 @@ def record_of(ep: Episode) -> tuple[Record | None, str | None]:
     date = meta.get("date")
     texts = [_text(meta.get(key)) for key in _TEXT_KEYS]
     sec = ep.section("digest")
-    digest_chars = 0 if sec is None else len(ep.section_text(sec))
     return Record(
         id=eid,
         filename=ep.path.rsplit("/", 1)[-1],
@@ -98,7 +98,7 @@ def record_of(ep: Episode) -> tuple[Record | None, str | None]:
         date=ledger_date(date, eid),
         mode=_text(meta.get("mode", "live")),
         approx_tokens=approx_tokens(meta.get("approx_tokens")),
-        digest_tokens=digest_chars // 4,
+        digest_tokens=0 if sec is None else tokens(ep.section_text(sec)),
         notes=texts[0],
         display_title=texts[1],
         description=texts[2],
@@ -160,21 +160,17 @@ def _rebuild(refs: list[EpisodeRef], rows: list[tuple | str | None]) -> Iterator
 
 class Collecting:
     """A shelf's rows, being gathered: on worker processes (at most `workers`) for a big shelf,
-    so the caller can do other work (e.g. the schema checks) meanwhile. An already parsed shelf
-    is not parsed again."""
+    so the caller can do other work (e.g. the schema checks) meanwhile."""
 
     def __init__(self, shelf: Shelf, *, workers: int | None = None) -> None:
         self._shelf = shelf
         self._refs = shelf.layout.episodes
         jobs = parallel.jobs_for(len(self._refs), workers)
-        parsed = "episodes" in vars(shelf)
-        self._pending = None if parsed or jobs == 1 else parallel.start(_rows_of, self._refs, state=shelf, jobs=jobs)
+        self._pending = None if jobs == 1 else parallel.start(_rows_of, self._refs, state=shelf, jobs=jobs)
 
     def result(self) -> tuple[list[Record], list[tuple[str, str]]]:
         if self._pending is not None:
             return _gather(_rebuild(self._refs, self._pending.result()))
-        if "episodes" in vars(self._shelf):
-            return collect(self._shelf.episodes)
         return _gather(row_of(self._shelf.parse_episode(ref, upto_digest=True)) for ref in self._refs)
 
     def cancel(self) -> None:

@@ -1,13 +1,61 @@
-"""`memshelf-bot render`: starts the chart helper before anything heavy is imported, so that
-matplotlib's import runs on another core while this process imports the renderers and parses."""
+"""`memshelf-bot render [PATH] [--check] [--format text|json] [--badge/--no-badge]`: the command's
+front end (load, render, print). Exit 1 on drift with --check, 2 when shelf.yml (or
+.memshelf-bot.yml) is missing or invalid.
+
+The episodes are being parsed (and, for a big shelf, matplotlib imported in the chart helper)
+while this process imports jsonschema and checks the schemas.
+"""
 
 from __future__ import annotations
 
+import sys
+
+from .chartjob import ChartJob
+from .cli import json_document, load_for_command, report_config, shown
+from .records import Collecting
+from .render import RenderResult, parse_workers, render_shelf
+from .shelf import schema_problems
+
+
+def _print_text(result: RenderResult) -> None:
+    """One line per path and warning; each starts with our own word, the rest is `shown`."""
+    for path in result.written:
+        print(f"wrote    {shown(path)}")
+    for path in result.deleted:
+        print(f"deleted  {shown(path)}")
+    for path in result.drifted:
+        print(f"drifted  {shown(path)}")
+    for path, reason in result.skipped:
+        print(f"skipped  {shown(path)}: {shown(reason)}")
+    for text in result.warnings:
+        print(f"warning: {shown(text)}")
+    for path, reason in result.neutralised:
+        print(f"neutralised  {shown(path)}: {shown(reason)}")
+    if result.check:
+        verdict = f"{len(result.drifted)} drifted" if result.drifted else "no drift"
+        print(f"render --check: {result.episodes} episodes, {len(result.files)} derived files, {verdict}")
+    else:
+        print(f"render: {result.episodes} episodes, {len(result.written)} written, {len(result.deleted)} deleted, "
+              f"{len(result.unchanged)} unchanged")
+
 
 def cli_main(args) -> int:
-    from .chartjob import ChartJob
-
-    with ChartJob(fork=not args.check) as chart:
-        from .render import run_command
-
-        return run_command(args, chart)
+    shelf = load_for_command(args.path, defer_schemas=True)
+    if shelf is None:
+        return 2
+    with ChartJob.for_shelf(0 if args.check else len(shelf.layout.episodes)) as chart:
+        rows = Collecting(shelf, workers=parse_workers(shelf, chart))
+        problems = schema_problems(shelf)
+        if problems:
+            rows.cancel()
+            report_config(problems)
+            return 2
+        result = render_shelf(shelf, check=args.check, badge=args.badge, chart=chart, rows=rows)
+    if args.format == "json":
+        print(json_document(result.as_dict()))
+    else:
+        _print_text(result)
+    if result.drifted:
+        print("derived files are out of date: run `memshelf-bot render` and commit the result", file=sys.stderr)
+        return 1
+    return 0

@@ -111,7 +111,8 @@ class Shelf:
     settings: Settings
     docshelf: DocshelfConfig
     docshelf_problem: str | None = None
-    unchecked_schemas: tuple | None = None
+    settings_data: Any = None  # `.memshelf-bot.yml` as read, and its keys' lines, for the schema check
+    settings_lines: dict[str, int] = field(default_factory=dict)
 
     @property
     def profile(self) -> str:
@@ -162,11 +163,6 @@ class Shelf:
     def extra_dirs(self) -> list[str]:
         dirs = self.manifest.get("extra_dirs")
         return [d.strip("/") for d in dirs] if isinstance(dirs, list) else []
-
-    def schema_problems(self) -> list[Finding]:
-        """The deferred schema checks of `load_shelf(..., defer_schemas=True)` (once)."""
-        pending, self.unchecked_schemas = self.unchecked_schemas, None
-        return schema_findings(*pending) if pending else []
 
     def abs(self, rel: str) -> Path:
         return self.root / rel
@@ -440,6 +436,11 @@ def load_settings(root: Path) -> tuple[Settings | None, list[Finding]]:
     return (None, problems) if problems else (Settings.from_mapping(data), [])
 
 
+def schema_problems(shelf: Shelf) -> list[Finding]:
+    """The schema checks `load_shelf(..., defer_schemas=True)` left to its caller."""
+    return schema_findings(shelf.manifest, shelf.manifest_lines, shelf.settings_data, shelf.settings_lines)
+
+
 def load_docshelf(root: Path, rel: str = DOCSHELF) -> tuple[DocshelfConfig, str | None]:
     """Renderer config with defaults; a second value (masked) describes why the file was unusable."""
     raw, why = paths.read_regular(root, rel)
@@ -488,7 +489,7 @@ def docshelf_from_mapping(data: Any) -> tuple[DocshelfConfig, str | None]:
 def load_shelf(root: str | Path, *, defer_schemas: bool = False) -> tuple[Shelf | None, list[Finding]]:
     """Load the manifest and settings; config findings (exit 2) come back with no Shelf.
 
-    `defer_schemas` leaves the JSON-Schema checks to `Shelf.schema_problems()`, so a caller can
+    `defer_schemas` leaves the JSON-Schema checks to `schema_problems(shelf)`, so a caller can
     start work that needs only the parsed files (and import jsonschema) in the meantime."""
     root = Path(root)
     if not root.is_dir():
@@ -504,13 +505,10 @@ def load_shelf(root: str | Path, *, defer_schemas: bool = False) -> tuple[Shelf 
     settings_data, settings_lines, problems = _read_settings(root)
     if problems:
         return None, problems
-    pending = (data, lines, settings_data, settings_lines)
     if not defer_schemas:
-        problems = schema_findings(*pending)
+        problems = schema_findings(data, lines, settings_data, settings_lines)
         if problems:
             return None, problems
     settings = Settings.from_mapping(settings_data if isinstance(settings_data, dict) else {})
     docshelf, problem = load_docshelf(root)
-    shelf = Shelf(root, data, lines, settings, docshelf, problem)
-    shelf.unchecked_schemas = pending if defer_schemas else None
-    return shelf, []
+    return Shelf(root, data, lines, settings, docshelf, problem, settings_data, settings_lines), []

@@ -39,3 +39,16 @@ def humanize_stem(stem: str) -> str:
     are capitalized; digits-only and mixed-case parts stay as written)."""
     parts = [p for p in _SPLIT_PARTS.split(stem) if p]
     return " ".join(p.capitalize() if p.islower() else p for p in parts)
+
+
+CHARS_PER_TOKEN = 4
+
+
+def tokens(text: str) -> int:
+    """The shelf's one estimator of tokens: characters // 4."""
+    return tokens_in(len(text))
+
+
+def tokens_in(chars: int) -> int:
+    """The estimator for a count of characters (of several texts together)."""
+    return chars // CHARS_PER_TOKEN

@@ -17,7 +17,7 @@ from .episode import Episode
 from .findings import Finding, Severity
 from .redact import mask
 from .rules import EPISODE_CHECKS, Context, consistency, structure
-from .shelf import EpisodeRef, Shelf, load_shelf
+from .shelf import EpisodeRef, Shelf, load_shelf, schema_problems
 
 
 @dataclass
@@ -51,35 +51,55 @@ class Report:
         return {"valid": 0, "violations": 1, "config-error": 2}[self.verdict]
 
 
-def validate_shelf(shelf: Shelf, *, changed: list[str] | None = None,
-                   started: parallel.Pending | None = None) -> list[Finding]:
-    """All findings for a loaded shelf (full mode), or for the changed episodes (PR mode).
-    `started`: the episode checks, already under way (see `run`)."""
-    ctx = Context(shelf)
-    findings: list[Finding] = []
-    findings += structure.manifest_checks(ctx)
-    findings += structure.config_checks(ctx)
-    findings += structure.policy_checks(ctx)
-    if changed is None:
-        refs = shelf.layout.episodes
-        findings += structure.layout_checks(ctx)
-    else:
-        refs = _changed_refs(shelf, changed)
-        findings += structure.layout_checks(ctx, only={_shelf_relative(shelf.root, c) for c in changed})
-    if shelf.is_memory:
-        summaries: list[structure.Summary] = []
-        for episode_findings, summary in (started.result() if started else check_episodes(ctx, refs)):
-            findings += episode_findings
-            summaries.append(summary)
+class _Validation:
+    """One validate run over a loaded shelf: the episode checks start at construction (on every
+    core for a big shelf), `findings()` waits for them and adds the shelf-wide checks."""
+
+    def __init__(self, shelf: Shelf, changed: list[str] | None) -> None:
+        self.ctx = ctx = Context(shelf)
+        self.changed = changed
+        self.refs = shelf.layout.episodes if changed is None else _changed_refs(shelf, changed)
+        self._pending: parallel.Pending | None = None
+        if shelf.is_memory:
+            ctx.policy  # noqa: B018 - parse POLICY.patterns once, before any fork
+            jobs = parallel.jobs_for(len(self.refs))
+            if jobs > 1:
+                self._pending = parallel.start(_check_refs, self.refs, state=ctx, jobs=jobs)
+
+    def cancel(self) -> None:
+        if self._pending is not None:
+            self._pending.cancel()
+
+    def findings(self) -> list[Finding]:
+        ctx, shelf, changed = self.ctx, self.ctx.shelf, self.changed
+        findings: list[Finding] = []
+        findings += structure.manifest_checks(ctx)
+        findings += structure.config_checks(ctx)
+        findings += structure.policy_checks(ctx)
         if changed is None:
-            findings += structure.title_checks(summaries)
-            findings += structure.duplicate_ids(summaries)
-            findings += consistency.ledger_checks(ctx, {s.stem for s in summaries})
-            findings += consistency.meta_checks(ctx)
-            findings += consistency.index_checks(ctx)
+            findings += structure.layout_checks(ctx)
         else:
-            findings += structure.duplicate_ids(summaries, _stems_by_id(shelf))
-    return _masked(findings, ctx)
+            findings += structure.layout_checks(ctx, only={_shelf_relative(shelf.root, c) for c in changed})
+        if shelf.is_memory:
+            summaries: list[structure.Summary] = []
+            checked = self._pending.result() if self._pending is not None else _check_refs(ctx, self.refs)
+            for episode_findings, summary in checked:
+                findings += episode_findings
+                summaries.append(summary)
+            if changed is None:
+                findings += structure.title_checks(summaries)
+                findings += structure.duplicate_ids(summaries)
+                findings += consistency.ledger_checks(ctx, {s.stem for s in summaries})
+                findings += consistency.meta_checks(ctx)
+                findings += consistency.index_checks(ctx)
+            else:
+                findings += structure.duplicate_ids(summaries, _stems_by_id(shelf))
+        return _masked(findings, ctx)
+
+
+def validate_shelf(shelf: Shelf, *, changed: list[str] | None = None) -> list[Finding]:
+    """All findings for a loaded shelf (full mode), or for the changed episodes (PR mode)."""
+    return _Validation(shelf, changed).findings()
 
 
 def check_episode(ep: Episode, ctx: Context) -> tuple[list[Finding], structure.Summary]:
@@ -91,12 +111,6 @@ def check_episode(ep: Episode, ctx: Context) -> tuple[list[Finding], structure.S
 
 def _check_refs(ctx: Context, refs: list[EpisodeRef]) -> list[tuple[list[Finding], structure.Summary]]:
     return [check_episode(ctx.shelf.parse_episode(ref), ctx) for ref in refs]
-
-
-def check_episodes(ctx: Context, refs: list[EpisodeRef]) -> list[tuple[list[Finding], structure.Summary]]:
-    """Every episode's own findings and summary (on every core for a big shelf)."""
-    ctx.policy  # noqa: B018 - parse POLICY.patterns once, before any fork
-    return parallel.map_chunks(_check_refs, refs, state=ctx, jobs=parallel.jobs_for(len(refs)))
 
 
 def _changed_refs(shelf: Shelf, changed: list[str]) -> list[EpisodeRef]:
@@ -141,28 +155,22 @@ def _masked(findings: list[Finding], ctx: Context) -> list[Finding]:
 
 
 def run(path: str | Path, *, changed: list[str] | None = None, strict: bool = False) -> Report:
-    """Validate the shelf at `path`. On a big shelf the episode checks start on every core while
-    this process imports jsonschema and checks shelf.yml; a config error cancels them."""
+    """Validate the shelf at `path`. The episode checks start before shelf.yml's schema check,
+    so on a big shelf they run on every core while this process imports jsonschema; a config
+    error cancels them."""
     shelf, problems = load_shelf(path, defer_schemas=True)
     report = Report(Path(path), strict=strict)
-    started = None
-    if shelf is not None and changed is None and shelf.is_memory:
-        refs = shelf.layout.episodes
-        jobs = parallel.jobs_for(len(refs))
-        if jobs > 1:
-            ctx = Context(shelf)
-            ctx.policy  # noqa: B018 - parse POLICY.patterns once, before the fork
-            started = parallel.start(_check_refs, refs, state=ctx, jobs=jobs)
-        problems = shelf.schema_problems()
-    elif shelf is not None:
-        problems = shelf.schema_problems()
-    if shelf is None or problems:
-        if started is not None:
-            started.cancel()
+    validation = None
+    if shelf is not None:
+        validation = _Validation(shelf, changed)
+        problems = schema_problems(shelf)
+        if problems:
+            validation.cancel()
+    if validation is None or problems:
         report.findings = problems
         report.config_error = True
         return report
-    report.findings = validate_shelf(shelf, changed=changed, started=started)
+    report.findings = validation.findings()
     report.episodes = len(shelf.layout.episodes) if changed is None else len(changed)
     return report
 

@@ -12,14 +12,12 @@ archive/INDEX.md (and its SUBINDEX files), stats.svg, then the badge when enable
 from __future__ import annotations
 
 import posixpath
-import sys
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .. import __version__
 from ..chartjob import ChartJob
-from ..cli import json_document, load_for_command, report_config, shown
 from ..derived import (
     ARCHIVE_INDEX,
     BADGE_PATHS,
@@ -247,49 +245,3 @@ def render_shelf(shelf: Shelf, *, check: bool = False, badge: bool | None = None
         drifted=outcome.drifted, skipped=skipped + outcome.skipped,
         warnings=_record_warnings(records) + warnings, neutralised=guard.report(),
     )
-
-
-def _print_text(result: RenderResult) -> None:
-    """One line per path and warning; each starts with our own word, the rest is `shown`."""
-    for path in result.written:
-        print(f"wrote    {shown(path)}")
-    for path in result.deleted:
-        print(f"deleted  {shown(path)}")
-    for path in result.drifted:
-        print(f"drifted  {shown(path)}")
-    for path, reason in result.skipped:
-        print(f"skipped  {shown(path)}: {shown(reason)}")
-    for text in result.warnings:
-        print(f"warning: {shown(text)}")
-    for path, reason in result.neutralised:
-        print(f"neutralised  {shown(path)}: {shown(reason)}")
-    if result.check:
-        verdict = f"{len(result.drifted)} drifted" if result.drifted else "no drift"
-        print(f"render --check: {result.episodes} episodes, {len(result.files)} derived files, {verdict}")
-    else:
-        print(f"render: {result.episodes} episodes, {len(result.written)} written, {len(result.deleted)} deleted, "
-              f"{len(result.unchanged)} unchanged")
-
-
-def run_command(args, chart: ChartJob) -> int:
-    """`render [PATH] [--check] [--format text|json] [--badge/--no-badge]`: exit 1 on drift with
-    --check, 2 when shelf.yml (or .memshelf-bot.yml) is missing or invalid. The episodes are
-    being parsed while the schemas (and jsonschema's import) are checked."""
-    shelf = load_for_command(args.path, defer_schemas=True)
-    if shelf is None:
-        return 2
-    rows = Collecting(shelf, workers=parse_workers(shelf, chart))
-    problems = shelf.schema_problems()
-    if problems:
-        rows.cancel()
-        report_config(problems)
-        return 2
-    result = render_shelf(shelf, check=args.check, badge=args.badge, chart=chart, rows=rows)
-    if args.format == "json":
-        print(json_document(result.as_dict()))
-    else:
-        _print_text(result)
-    if result.drifted:
-        print("derived files are out of date: run `memshelf-bot render` and commit the result", file=sys.stderr)
-        return 1
-    return 0

@@ -25,8 +25,8 @@ from datetime import date, timedelta
 from functools import cache
 from importlib.metadata import version
 
+from ..economy import ClaimedTally, LedgerRow, human, tokens
 from ..records import Record
-from ..stats import ClaimedTally, LedgerRow, human, tokens
 
 CHART_FORMAT = 2  # bump when the drawing changes
 WIDTH_PT, HEIGHT_PT = 600, 270  # 800 x 360 px: README width

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from urllib.parse import unquote
 
 from ..findings import Finding
+from ..text import tokens, tokens_in
 from .context import Context
 
 LEDGER_HEADER = ("date", "episode_id", "mode", "approx_tokens_in", "digest_tokens", "notes")
@@ -23,6 +24,13 @@ _LINK = re.compile(r"\]\(([^)\s]+)\)")
 _LINKED_ENTRY = re.compile(r"- \[\*\*(?P<title>.*?)\*\*\]\((?P<link>[^)]*)\)(?: — (?P<desc>.*))?$")
 _PLAIN_ENTRY = re.compile(r"- \*\*(?P<title>.*?)\*\*(?P<rest>.*)$")
 _PLAIN_LINK = re.compile(r" — `[^`]*`$")
+# §6.5: INDEX may cost INDEX_BASE_TOKENS plus INDEX_TOKENS_PER_ENTRY per entry; of each entry's
+# share, the title, the description and the link are expected to take about these many tokens.
+INDEX_BASE_TOKENS = 200
+INDEX_TOKENS_PER_ENTRY = 80
+INDEX_TITLE_SHARE = 20
+INDEX_DESCRIPTION_SHARE = 30
+INDEX_LINK_SHARE = 27
 
 
 def ledger_checks(ctx: Context, stems: set[str]) -> Iterator[Finding]:
@@ -125,8 +133,9 @@ def index_checks(ctx: Context) -> Iterator[Finding]:
 
 
 def index_budget(text: str) -> str | None:
-    """The linear budget of §6.5 (200 + 80 per entry), for link-less and linked entries alike;
-    names the term (titles, descriptions, links) that overspends the most."""
+    """The linear budget of §6.5 (INDEX_BASE_TOKENS + INDEX_TOKENS_PER_ENTRY per entry), for
+    link-less and linked entries alike; names the term (titles, descriptions, links) that
+    overspends the most."""
     titles = descs = links = entries = 0
     for line in text.split("\n"):
         m = _LINKED_ENTRY.match(line)
@@ -146,17 +155,17 @@ def index_budget(text: str) -> str | None:
         titles += len(title)
         descs += len(desc)
         links += len(link)
-    tokens = len(text) // 4
-    budget = 200 + 80 * entries
-    if entries == 0 or tokens <= budget:
+    total = tokens(text)
+    budget = INDEX_BASE_TOKENS + INDEX_TOKENS_PER_ENTRY * entries
+    if entries == 0 or total <= budget:
         return None
     overages = {
-        "titles": titles // 4 - 20 * entries,
-        "descriptions": descs // 4 - 30 * entries,
-        "links": links // 4 - 27 * entries,
+        "titles": tokens_in(titles) - INDEX_TITLE_SHARE * entries,
+        "descriptions": tokens_in(descs) - INDEX_DESCRIPTION_SHARE * entries,
+        "links": tokens_in(links) - INDEX_LINK_SHARE * entries,
     }
     worst, amount = max(overages.items(), key=lambda kv: kv[1])
     blame = (f"{worst} overspend most (~{amount} tokens over their share)" if amount > 0
              else "the preamble and markup overspend")
-    return (f"INDEX is ~{tokens} tokens against a budget of {budget} (200 + 80×{entries}), over by "
-            f"{tokens - budget}: {blame}")
+    return (f"INDEX is ~{total} tokens against a budget of {budget} ({INDEX_BASE_TOKENS} + "
+            f"{INDEX_TOKENS_PER_ENTRY}×{entries}), over by {total - budget}: {blame}")

@@ -8,11 +8,12 @@ every future session. Fenced code blocks are data and are not scanned.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from ..episode import Episode
 from ..findings import Finding
 from .context import Context
+from .lines import LineTable
 
 _MARKER = re.compile(r"^(?:<{7}|>{7}|\|{7})(?: |$)", re.MULTILINE)
 _SEPARATOR = re.compile(r"^=======[ \t]*$", re.MULTILINE)
@@ -43,14 +44,20 @@ _ASCII_KEYS = tuple(sorted({k for gate, _ in _GATED for g in gate for k in g if 
 _OTHER_KEYS = tuple(sorted({k for gate, _ in _GATED for g in gate for k in g if not k.isascii()}))
 
 
-def find_instructions(text: str, gate_text: str | None = None) -> list[re.Match[str]]:
-    """Instruction-shaped matches in `text`, in order. A pattern runs only when its keyword gate
-    passes on `gate_text` (default: `text` lowercased; callers that ignore code blocks pass
-    the lowercased prose), so clean text costs a few substring checks."""
-    lower = text.lower() if gate_text is None else gate_text
+def keywords_in(lower: str) -> set[str]:
+    """The gate keywords that occur in `lower` (substring checks; the non-ASCII keywords only
+    when the text is not ASCII)."""
     present = {k for k in _ASCII_KEYS if k in lower}
     if not lower.isascii():
         present.update(k for k in _OTHER_KEYS if k in lower)
+    return present
+
+
+def find_instructions(text: str, gate_text: str | None = None) -> list[re.Match[str]]:
+    """Instruction-shaped matches in `text`, in order. A pattern runs only when its keyword gate
+    passes on `gate_text` (default: `text` lowercased; callers that ignore code blocks pass the
+    lowercased prose), so clean text costs a few substring checks."""
+    present = keywords_in(text.lower() if gate_text is None else gate_text)
     found: list[re.Match[str]] = []
     if not present:
         return found
@@ -67,21 +74,40 @@ TITLE_FIELDS = ("display_title", "description")
 def check(ep: Episode, ctx: Context) -> Iterator[Finding]:
     if not ep.readable:
         return
-    yield from _conflict_markers(ep)
-    yield from _instructions(ep)
+    line_of = LineTable(ep.lines).line_of
+    yield from _conflict_markers(ep, line_of)
+    yield from _instructions(ep, line_of)
 
 
-def _conflict_markers(ep: Episode) -> Iterator[Finding]:
+def _conflict_markers(ep: Episode, line_of: Callable[[int], int]) -> Iterator[Finding]:
     text = ep.text
     if ("<<<<<<<" not in text and ">>>>>>>" not in text and "|||||||" not in text) or not _MARKER.search(text):
         return
-    starts = sorted(m.start() for rx in (_MARKER, _SEPARATOR) for m in rx.finditer(ep.text))
+    starts = sorted(m.start() for rx in (_MARKER, _SEPARATOR) for m in rx.finditer(text))
     for offset in starts:
-        yield Finding("conflict-marker", ep.path, _line(ep, offset),
-                      f"git conflict marker '{ep.text[offset:offset + 7]}'")
+        yield Finding("conflict-marker", ep.path, line_of(offset), f"git conflict marker '{text[offset:offset + 7]}'")
 
 
-def _instructions(ep: Episode) -> Iterator[Finding]:
+def _prose_lower(ep: Episode) -> str:
+    """The lowercased prose (the text outside fenced code blocks), cut from the episode's
+    lowercased text when lowercasing kept every offset (no second lowercasing)."""
+    lower = ep.lower
+    if not ep.code_blocks:
+        return lower
+    if len(lower) != len(ep.text):
+        return ep.prose_lower
+    lines = ep.lines
+    pieces, at, offset = [], 0, 0
+    for start, end in (*ep.code_blocks, (len(lines), len(lines))):
+        code_at = offset + sum(map(len, lines[at:start])) + start - at  # where line `start` begins
+        if start > at:
+            pieces.append(lower[offset : code_at - 1])  # lines at..start-1, without the last newline
+        offset = code_at + sum(map(len, lines[start:end])) + end - start
+        at = end
+    return "\n".join(pieces)
+
+
+def _instructions(ep: Episode, line_of: Callable[[int], int]) -> Iterator[Finding]:
     title_lines: set[int] = set()
     if ep.meta is not None:
         for key in TITLE_FIELDS:
@@ -93,18 +119,14 @@ def _instructions(ep: Episode) -> Iterator[Finding]:
                     title_lines.add(line)
                 yield Finding("instruction-in-title", ep.path, line,
                               f"{key} holds instruction-shaped text: '{m.group(0)}'")
-    matches = find_instructions(ep.text, ep.prose_lower)
+    matches = find_instructions(ep.text, _prose_lower(ep))
     if not matches:
         return
     in_code = {i + 1 for start, end in ep.code_blocks for i in range(start, end)}
     reported: set[int] = set()
     for m in matches:
-        line = _line(ep, m.start())
+        line = line_of(m.start())
         if line in in_code or line in title_lines or line in reported:
             continue
         reported.add(line)
         yield Finding("instruction-in-body", ep.path, line, f"instruction-shaped text: '{m.group(0)}'")
-
-
-def _line(ep: Episode, offset: int) -> int:
-    return ep.text.count("\n", 0, offset) + 1

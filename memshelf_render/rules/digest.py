@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator
 
 from ..episode import Episode
@@ -26,7 +27,7 @@ _STOP = frozenset(
     "она они оно под при про так того тот уже чем что чтобы эта эти это этом этот".split()
 )
 GROUNDING_MIN = 0.20
-_CHUNK_CHARS = 600
+_FIRST_PIECE = 1000
 
 
 def content_words(text: str) -> set[str]:
@@ -75,46 +76,55 @@ def _line_of(ep: Episode, sec, regex: re.Pattern[str]) -> int:
 
 def _grounding(ep: Episode, sec, digest_text: str) -> float | None:
     """§6.4: the share of the digest's content words whose 5-letter stem occurs among the
-    body's content-word stems; None when too few words to judge. The body is read in chunks
-    and reading stops as soon as the digest is known to be grounded (the share only grows)."""
+    body's content-word stems; None when too few words to judge.
+
+    One pass over the body's words, in pieces of growing size: each distinct word is matched
+    against the digest's stems once, and reading stops as soon as the digest is known to be
+    grounded (the share only grows)."""
     digest_words = content_words(digest_text)
     if len(digest_words) < 8:
         return None
-    body_words: set[str] = set()
-    stems: set[str] = set()
+    wanted = Counter(w[:5] for w in digest_words)  # stem -> digest words that have it
     enough = GROUNDING_MIN * len(digest_words)
-    matched = 0
-    for chunk in _body_chunks(ep, sec):
-        new = set(_CONTENT_WORD.findall(chunk)) - _STOP - body_words
-        if not new:
+    matched = body_words = 0
+    seen: set[str] = set()
+    for piece in _body_pieces(ep, sec):
+        words = set(_CONTENT_WORD.findall(piece))
+        words -= seen
+        if not words:
             continue
-        new = {w for w in new if not w.isdigit()}
-        body_words |= new
-        stems |= {w[:5] for w in new}
-        matched = sum(1 for w in digest_words if w[:5] in stems)
-        if len(body_words) >= 40 and matched >= enough:
+        seen |= words
+        words -= _STOP
+        for word in words:
+            if not word.isdigit():
+                body_words += 1
+                matched += wanted.pop(word[:5], 0)
+        if body_words >= 40 and matched >= enough:
             return matched / len(digest_words)
-    if len(body_words) < 40:
+    if body_words < 40:
         return None
     return matched / len(digest_words)
 
 
-def _body_chunks(ep: Episode, sec) -> Iterator[str]:
-    """The lowercased body without the Digest section, in pieces of about _CHUNK_CHARS cut at
-    line ends (slices of the episode's lowercased text when lowercasing kept every offset)."""
+def _body_pieces(ep: Episode, sec) -> Iterator[str]:
+    """The lowercased body without the Digest section, in pieces cut at line ends that double in
+    size from _FIRST_PIECE (slices of the episode's lowercased text when lowercasing kept every
+    offset)."""
     lines = ep.lines
     low = ep.lower
     if len(low) == len(ep.text):
-        def offset(index: int) -> int:
-            return min(sum(map(len, lines[:index])) + index, len(low))
-
-        spans = [(offset(ep.body_start), offset(sec.line - 1)), (offset(sec.end), len(low))]
+        head = sum(map(len, lines[: ep.body_start])) + ep.body_start
+        digest_at = head + sum(map(len, lines[ep.body_start : sec.line - 1])) + sec.line - 1 - ep.body_start
+        after = digest_at + sum(map(len, lines[sec.line - 1 : sec.end])) + sec.end - sec.line + 1
+        spans = [(min(head, len(low)), min(digest_at, len(low))), (min(after, len(low)), len(low))]
     else:
         low = ("\n".join(lines[ep.body_start : sec.line - 1]) + "\n" + "\n".join(lines[sec.end :])).lower()
         spans = [(0, len(low))]
+    size = _FIRST_PIECE
     for start, end in spans:
         while start < end:
-            cut = low.find("\n", min(start + _CHUNK_CHARS, end))
+            cut = low.find("\n", min(start + size, end))
             cut = end if cut == -1 or cut > end else cut
             yield low[start:cut]
             start = cut + 1
+            size *= 2
