@@ -1,4 +1,4 @@
-"""The core's command-line front-end: validate, render, guard, resolve, stats, badge.
+"""The core's command-line front-end: validate, render, guard, resolve, stats, badge, fix.
 
 Each command's module is imported only when that command runs, so `--version` and `validate`
 start fast. `bot.cli` adds the GitHub-side commands on top of this parser.
@@ -85,7 +85,15 @@ def _add_badge(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler="memshelf_render.badge:cli_main")
 
 
-CORE_COMMANDS = (_add_validate, _add_render, _add_guard, _add_resolve, _add_stats, _add_badge)
+def _add_fix(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("fix", help="apply the mechanical fixes (ids, tags, quoting, control characters, "
+                                   "BOM, secrets masked) in place")
+    p.add_argument("path", nargs="?", default=".")
+    p.add_argument("--changed", nargs="+", metavar="FILE", help="fix only these episodes")
+    p.set_defaults(handler="memshelf_render.fix:cli_main")
+
+
+CORE_COMMANDS = (_add_validate, _add_render, _add_guard, _add_resolve, _add_stats, _add_badge, _add_fix)
 
 
 def build_parser(prog: str = "memshelf-bot") -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:

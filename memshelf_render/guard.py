@@ -1,9 +1,12 @@
 """The PR guard (SPEC §8): what a change may touch.
 
-A PR may add or modify episodes. Derived paths are the bot's; any other path needs
-`allow_paths`; removing an episode deletes memory (a warning); an added id that already exists on
+A PR may add or modify episodes. Derived paths are the bot's. Repository upkeep (UPKEEP, plus the
+policy files shelf.yml names) passes, and a changed config file is validated rather than blocked;
+`deny_paths` blocks even those; any other path, and any non-episode file among the episodes, needs
+`allow_paths`. Removing an episode deletes memory (a warning); an added id that already exists on
 the base is a collision; symlinks and submodules are never accepted. `classify` is pure and used
-by the CLI (changes from `git diff`) and by the Action (changes from the PR's file list).
+by the CLI (changes from `git diff`) and by the Action (changes from the PR's file list); the
+config files it validates are read from the shelf it is given (the head's tree).
 """
 
 from __future__ import annotations
@@ -17,12 +20,16 @@ from .cli import json_document, load_for_command, shown
 from .escape import log_line
 from .findings import Finding
 from .paths import stem
-from .redact import mask
-from .shelf import Shelf
+from .redact import PolicyPack, mask
+from .shelf import ARCHIVE_DIR, MANIFEST, RECALL_LOG, SETTINGS, Shelf, load_settings, load_shelf
 
 MODE_SYMLINK = "120000"
 MODE_SUBMODULE = "160000"
 STATUS = {"A": "added", "M": "modified", "D": "removed", "R": "renamed", "C": "added", "T": "modified"}
+# Paths every shelf repository keeps up besides its episodes: they pass the guard by default.
+UPKEEP = (".github/**", "README*", "LICENSE*", SETTINGS, MANIFEST, "POLICY.*", RECALL_LOG)
+# Repository-level upkeep still passes when the shelf is a sub-directory (its path is then '../…').
+REPOSITORY_UPKEEP = (".github/**", "README*", "LICENSE*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,8 +83,38 @@ def _allowed(path: str, patterns: tuple[str, ...] | list[str]) -> bool:
     return any(fnmatch.fnmatchcase(path, p) or path.startswith(p.rstrip("/") + "/") for p in patterns)
 
 
-def classify(shelf: Shelf, changes: list[Change], *, base_ids: set[str], allow: list[str] | tuple[str, ...] = ()) -> GuardResult:
+def is_upkeep(shelf: Shelf, path: str) -> bool:
+    """Repository upkeep: the UPKEEP paths and the policy files at the shelf root; outside a
+    shelf that is a sub-directory, the repository's own (`../README.md`, `../.github/…`)."""
+    if path.startswith("../"):
+        outside = path
+        while outside.startswith("../"):
+            outside = outside[3:]
+        return _allowed(outside, REPOSITORY_UPKEEP)
+    return _allowed(path, UPKEEP) or path in (shelf.policy_path, shelf.patterns_path)
+
+
+def config_findings(shelf: Shelf, path: str) -> list[Finding]:
+    """A changed config file, validated as the bot would load it: each problem with its line."""
+    if path == MANIFEST:
+        _, problems = load_shelf(shelf.root)
+        found = [(f.line, f.message) for f in problems if f.path == MANIFEST]
+    elif path == SETTINGS:
+        _, problems = load_settings(shelf.root)
+        found = [(f.line, f.message) for f in problems]
+    elif path == shelf.patterns_path:
+        found = list(PolicyPack.parse(shelf.read_text(path)).problems)
+    else:
+        return []
+    return [Finding("config-invalid", path, line, f"{path}: {message}") for line, message in found]
+
+
+def classify(shelf: Shelf, changes: list[Change], *, base_ids: set[str], allow: list[str] | tuple[str, ...] = (),
+             deny: list[str] | tuple[str, ...] | None = None) -> GuardResult:
+    """`deny` defaults to the shelf's `deny_paths` setting."""
     from .derived import is_derived
+
+    deny = shelf.settings.deny_paths if deny is None else deny
 
     result = GuardResult()
     for ch in changes:
@@ -86,11 +123,11 @@ def classify(shelf: Shelf, changes: list[Change], *, base_ids: set[str], allow: 
         else:
             changes_here = [ch]
         for c in changes_here:
-            _classify_one(shelf, c, base_ids, allow, result, is_derived)
+            _classify_one(shelf, c, base_ids, allow, deny, result, is_derived)
     return result
 
 
-def _classify_one(shelf, c: Change, base_ids, allow, result: GuardResult, is_derived) -> None:
+def _classify_one(shelf, c: Change, base_ids, allow, deny, result: GuardResult, is_derived) -> None:
     path = c.path
     if c.mode == MODE_SYMLINK and c.status != "removed":
         result.findings.append(Finding("symlink", path, None, "the change adds a symbolic link"))
@@ -115,12 +152,20 @@ def _classify_one(shelf, c: Change, base_ids, allow, result: GuardResult, is_der
         else:
             result.modified.append(path)
         return
-    if _allowed(path, allow):
+    if _allowed(path, deny):
+        result.other.append(path)
+        result.findings.append(Finding("path-not-allowed", path, None, f"{path} is in deny_paths ({c.status})"))
+        return
+    if is_upkeep(shelf, path) or _allowed(path, allow):
         result.allowed.append(path)
+        if c.status != "removed":
+            result.findings.extend(config_findings(shelf, path))
         return
     result.other.append(path)
-    result.findings.append(Finding("path-not-allowed", path, None,
-                                   f"{path} is neither an episode nor in allow_paths ({c.status})"))
+    among = any(path.startswith(root + "/") for root in (shelf.docs_root, ARCHIVE_DIR))
+    what = "a file among the episodes that is not an episode" if among else "neither an episode nor upkeep"
+    result.findings.append(Finding("path-not-allowed", path, None, f"{path} is {what}, and not in allow_paths "
+                                                                    f"({c.status})"))
 
 
 # --- the CLI front-end: changes from git ------------------------------------------------------

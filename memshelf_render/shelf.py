@@ -42,6 +42,7 @@ class Settings:
 
     badge: bool = False
     allow_paths: tuple[str, ...] = ()
+    deny_paths: tuple[str, ...] = ()
     branch_patterns: tuple[str, ...] = DEFAULT_BRANCH_PATTERNS
     max_episode_bytes: int = 1024 * 1024
     context_window: int = DEFAULT_CONTEXT_WINDOW
@@ -49,6 +50,7 @@ class Settings:
     strict: bool = False
     auto_merge: bool = False
     commit_message: str = "memshelf-bot: render derived files [skip ci]"
+    restore_derived: bool = True
 
     @classmethod
     def from_mapping(cls, data: dict[str, Any]) -> Settings:

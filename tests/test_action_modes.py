@@ -89,7 +89,7 @@ def test_unknown_and_malformed_inputs_are_configuration_errors(harness: Harness)
 
 
 def test_validate_mode_needs_no_api_and_runs_the_guard_from_git_history(harness: Harness) -> None:
-    number = harness.open_pr("shelve/v", {BAD: BAD_TEXT, "README.md": "x\n"})
+    number = harness.open_pr("shelve/v", {BAD: BAD_TEXT, "notes.txt": "x\n"})
     payload = pull_request_event(harness.sb, number)
     workspace = harness.workspace(payload["pull_request"]["head"]["sha"])
     result = action_harness.run_step(workspace=workspace, event_name="pull_request", payload=payload,
@@ -97,7 +97,7 @@ def test_validate_mode_needs_no_api_and_runs_the_guard_from_git_history(harness:
                                      inputs={"mode": "validate"}, home=harness.home)
     assert result.exit_code == 1, result.stdout
     assert {(a.file, a.title) for a in result.annotations} == {
-        (BAD, "memshelf-bot: id-mismatch"), ("README.md", "memshelf-bot: path-not-allowed")}
+        (BAD, "memshelf-bot: id-mismatch"), ("notes.txt", "memshelf-bot: path-not-allowed")}
     assert result.outputs["pr_number"] == "" and result.outputs["episodes"] == "1"
 
 
@@ -164,12 +164,12 @@ def test_a_shelf_in_a_sub_directory_reports_repository_paths(tmp_path: Path) -> 
     seed_shelf(tmp_path / "seed", bare, subdir="memory", extra={"README.md": "# a repo with a shelf inside\n"})
     with serve(bare) as sb:
         h = Harness(sb, tmp_path)
-        number = h.open_pr("shelve/sub", {f"memory/{BAD}": BAD_TEXT, "README.md": "# changed\n",
+        number = h.open_pr("shelve/sub", {f"memory/{BAD}": BAD_TEXT, "README.md": "# changed\n", "tool.sh": "true\n",
                                           "memory/docs/topics/2026-09-22-ups.md": episode("2026-09-22-ups")})
         result = h.pr_step(number, shelf_path="memory/")
         assert result.exit_code == 1
         assert {(a.file, a.title) for a in result.annotations} == {
-            (f"memory/{BAD}", "memshelf-bot: id-mismatch"), ("README.md", "memshelf-bot: path-not-allowed")}
+            (f"memory/{BAD}", "memshelf-bot: id-mismatch"), ("tool.sh", "memshelf-bot: path-not-allowed")}
         [sticky] = h.sticky(number)
         assert sticky.body.startswith("<!-- memshelf-bot:sticky shelf=memory -->")
         assert "| `memory/docs/topics/2026-09-22-ups.md` (added) | ✅ valid |" in sticky.body

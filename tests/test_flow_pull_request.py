@@ -200,6 +200,7 @@ def test_the_guard_blocks_derived_and_other_paths_symlinks_and_collisions(harnes
     blob = sb.store.write_blob
     changes = [("INDEX.md", "100644", blob(b"# hand-edited\n")),
                ("README.md", "100644", blob(b"# readme\n")),
+               ("notes.txt", "100644", blob(b"notes\n")),
                ("docs/topics/link.md", "120000", blob(b"../../POLICY.md")),
                ("docs/research/2026-09-16-tower-rack-case.md", "100644", blob(episode("2026-09-16-tower-rack-case",
                                                                                        kind="research").encode())),
@@ -210,22 +211,24 @@ def test_the_guard_blocks_derived_and_other_paths_symlinks_and_collisions(harnes
     result = harness.pr_step(number)
     assert result.exit_code == 1
     codes = {(a.file, a.title.split(": ")[1]) for a in result.annotations}
-    assert {("INDEX.md", "derived-path-touched"), ("README.md", "path-not-allowed"),
+    assert {("INDEX.md", "derived-path-touched"), ("notes.txt", "path-not-allowed"),
             ("docs/topics/link.md", "symlink"), (TOWER, "episode-removed"),
             ("docs/research/2026-09-16-tower-rack-case.md", "id-collision")} <= codes
     assert "**Guard**: ❌ blocked" in result.summary and "- derived paths touched: `INDEX.md`" in result.summary
 
-    allowed = harness.pr_step(number, "synchronize", allow_paths="README.md, docs/extra/**")
-    assert ("README.md", "path-not-allowed") not in {(a.file, (a.title or "").split(": ")[-1])
+    assert ("README.md", "path-not-allowed") not in codes  # repository upkeep passes by default
+
+    allowed = harness.pr_step(number, "synchronize", allow_paths="notes.txt, docs/extra/**")
+    assert ("notes.txt", "path-not-allowed") not in {(a.file, (a.title or "").split(": ")[-1])
                                                      for a in allowed.annotations}
-    assert "- allowed paths: `README.md`" in allowed.summary
+    assert "- allowed paths: `README.md`, `notes.txt`" in allowed.summary
 
 
 def test_a_pr_cannot_widen_allow_paths_through_its_own_settings_file(harness: Harness) -> None:
-    number = harness.open_pr("shelve/sneaky", {".memshelf-bot.yml": "allow_paths: ['**']\n", "README.md": "x\n"})
+    number = harness.open_pr("shelve/sneaky", {".memshelf-bot.yml": "allow_paths: ['**']\n", "notes.txt": "x\n"})
     result = harness.pr_step(number)
     flagged = {a.file for a in result.annotations if a.title == "memshelf-bot: path-not-allowed"}
-    assert flagged == {".memshelf-bot.yml", "README.md"} and result.exit_code == 1
+    assert flagged == {"notes.txt"} and result.exit_code == 1  # the settings file itself is upkeep
 
 
 @pytest.mark.parametrize("status", [403, 429])

@@ -54,27 +54,41 @@ def test_derived_and_other_paths_are_blocked(tmp_path):
     (root / "docs/topics/.meta.json").write_text("{}\n", encoding="utf-8")
     (root / "archive/docs/topics").mkdir(parents=True)
     (root / "archive/docs/topics/.meta.json").write_text("{}\n", encoding="utf-8")
-    (root / "README.md").write_text("changed\n", encoding="utf-8")
+    (root / "README.md").write_text("changed\n", encoding="utf-8")  # upkeep: passes
+    (root / "notes.txt").write_text("x\n", encoding="utf-8")
     commit(top)
     code, out = guard(root)
     assert code == 1 and not out["ok"]
     assert sorted(out["derived"]) == ["archive/docs/topics/.meta.json", "docs/topics/.meta.json", "ledger.tsv"]
-    assert out["other"] == ["README.md"]
+    assert out["other"] == ["notes.txt"] and out["allowed"] == ["README.md"]
     codes = sorted((f["code"], f["path"]) for f in out["findings"])
     assert codes == [("derived-path-touched", "archive/docs/topics/.meta.json"),
                      ("derived-path-touched", "docs/topics/.meta.json"),
-                     ("derived-path-touched", "ledger.tsv"), ("path-not-allowed", "README.md")]
+                     ("derived-path-touched", "ledger.tsv"), ("path-not-allowed", "notes.txt")]
 
 
 def test_allow_paths_from_flag_and_settings(tmp_path):
     top, root = repo(tmp_path)
-    (root / "README.md").write_text("changed\n", encoding="utf-8")
+    (root / "TODO.md").write_text("changed\n", encoding="utf-8")
     (root / "notes").mkdir()
     (root / "notes/a.txt").write_text("a\n", encoding="utf-8")
     commit(top)
     assert guard(root)[0] == 1
-    code, out = guard(root, "--allow", "README.md", "--allow", "notes/**")
-    assert code == 0 and sorted(out["allowed"]) == ["README.md", "notes/a.txt"]
+    code, out = guard(root, "--allow", "TODO.md", "--allow", "notes/**")
+    assert code == 0 and sorted(out["allowed"]) == ["TODO.md", "notes/a.txt"]
+
+
+def test_deny_paths_from_settings_blocks_upkeep(tmp_path):
+    top, root = repo(tmp_path)
+    (root / ".memshelf-bot.yml").write_text("deny_paths: ['.github/**']\n", encoding="utf-8")
+    commit(top)
+    git(top, "branch", "-qf", "main")  # the settings are on the base too
+    (root / ".github/workflows").mkdir(parents=True)
+    (root / ".github/workflows/x.yml").write_text("on: push\n", encoding="utf-8")
+    (root / "recall-log.tsv").write_text("x\n", encoding="utf-8")
+    commit(top)
+    code, out = guard(root)
+    assert code == 1 and out["other"] == [".github/workflows/x.yml"] and out["allowed"] == ["recall-log.tsv"]
 
 
 def test_removing_an_episode_warns(tmp_path):
@@ -122,7 +136,8 @@ def test_shelf_in_a_subdirectory(tmp_path):
     top, root = repo(tmp_path, sub="memory")
     (root / NEW).write_text(NEW_TEXT, encoding="utf-8")
     (top / "README.md").write_text("changed\n", encoding="utf-8")
+    (top / "tool.sh").write_text("true\n", encoding="utf-8")
     commit(top)
     code, out = guard(root)
     assert out["episodes"]["added"] == [NEW]
-    assert out["other"] == ["../README.md"] and code == 1
+    assert out["allowed"] == ["../README.md"] and out["other"] == ["../tool.sh"] and code == 1

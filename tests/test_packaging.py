@@ -71,7 +71,7 @@ def _lint(tool: str, *args: str, cwd: Path = ROOT) -> None:
 
 def test_workflows_pass_actionlint() -> None:
     files = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "workflows").glob("*.yml"))
-    assert files == ["workflows/shelf-bot.yml"]
+    assert files == ["workflows/shelf-bot-fork-comment.yml", "workflows/shelf-bot.yml"]
     _lint("actionlint", "-no-color", *files)
 
 
@@ -126,8 +126,9 @@ def test_action_inputs_and_outputs_are_the_runtimes(action: dict[str, Any]) -> N
     assert tuple(action["outputs"]) == RUNTIME_OUTPUTS
 
 
-def test_action_runs_the_dockerfile(action: dict[str, Any]) -> None:
-    assert action["runs"] == {"using": "docker", "image": "Dockerfile"}
+def test_action_runs_the_prebuilt_image(action: dict[str, Any]) -> None:
+    """The released image, not a build per job (tests/test_release.py checks which one)."""
+    assert action["runs"]["using"] == "docker" and action["runs"]["image"].startswith("docker://ghcr.io/")
     assert action["branding"] == {"icon": "book-open", "color": "purple"}
 
 
@@ -182,7 +183,7 @@ def test_every_mode_is_documented(action: dict[str, Any]) -> None:
 
 def test_workflow_triggers(workflow: dict[str, Any]) -> None:
     on = _triggers(workflow)
-    assert set(on) == {"pull_request", "push", "issue_comment", "workflow_dispatch"}
+    assert set(on) == {"pull_request", "push", "issue_comment", "workflow_dispatch", "schedule"}
     assert on["push"]["branches"] == ["main", *Settings().branch_patterns]
     assert on["issue_comment"]["types"] == ["created"]
 
@@ -205,13 +206,13 @@ def test_no_checkout_keeps_credentials(workflow: dict[str, Any]) -> None:
     assert all(step["with"]["persist-credentials"] is False for step in checkouts)
 
 
-def test_only_the_render_is_serialized_and_never_cancelled(workflow: dict[str, Any]) -> None:
+def test_the_render_is_serialized_and_never_cancelled(workflow: dict[str, Any]) -> None:
     jobs = workflow["jobs"]
     assert jobs["render"]["concurrency"] == {
         "group": "shelf-bot-render-${{ github.repository }}-${{ github.ref }}",
         "cancel-in-progress": False,
     }
-    assert [name for name, job in jobs.items() if "concurrency" in job] == ["render"]
+    assert [name for name, job in jobs.items() if "concurrency" in job] == ["pull-request", "render"]
 
 
 def test_each_event_runs_its_job(workflow: dict[str, Any]) -> None:
@@ -219,7 +220,7 @@ def test_each_event_runs_its_job(workflow: dict[str, Any]) -> None:
     assert guards == {
         "pull-request": "github.event_name == 'pull_request'",
         "render": "(github.event_name == 'push' && github.ref_name == github.event.repository.default_branch) "
-                  "|| github.event_name == 'workflow_dispatch'",
+                  "|| github.event_name == 'workflow_dispatch' || github.event_name == 'schedule'",
         "agent-branch": "github.event_name == 'push' && !github.event.deleted "
                         "&& github.ref_name != github.event.repository.default_branch",
         "shelf-command": "github.event_name == 'issue_comment' && github.event.issue.pull_request "
@@ -234,9 +235,10 @@ def test_workflow_uses_this_action_with_modes_the_runtime_runs(workflow: dict[st
     for name, step in steps:
         assert step["uses"] == ACTION_REF
         assert set(step.get("with", {})) <= set(action["inputs"]), name
-    # `mode: auto` (the default) everywhere; a manual run picks render or validate
+    # `mode: auto` (the default) everywhere; a manual run picks render or validate, a scheduled one renders
     assert {name: step.get("with", {}).get("mode") for name, step in steps} == {
-        "pull-request": None, "render": "${{ inputs.mode || 'auto' }}", "agent-branch": None, "shelf-command": None}
+        "pull-request": None, "render": "${{ inputs.mode || (github.event_name == 'schedule' && 'render') || 'auto' }}",
+        "agent-branch": None, "shelf-command": None}
     dispatch = _triggers(workflow)["workflow_dispatch"]["inputs"]["mode"]
     assert dispatch["options"] == ["render", "validate"] and dispatch["default"] == "render"
     assert set(dispatch["options"]) <= set(runtime_inputs.MODES)
@@ -263,8 +265,9 @@ def _instructions() -> list[tuple[str, str]]:
 def test_dockerfile_shape() -> None:
     steps = _instructions()
     kinds = [kind for kind, _ in steps]
-    assert steps[0] == ("FROM", "python:3.12-slim")
-    assert kinds.count("FROM") == 1
+    assert steps[0] == ("FROM", "python:3.12-slim AS build")
+    assert [arg for kind, arg in steps if kind == "FROM"] == ["python:3.12-slim AS build", "python:3.12-slim"]
+    assert ("COPY", "--from=build /opt/memshelf-bot /opt/memshelf-bot") in steps
     assert "USER" not in kinds and "WORKDIR" not in kinds  # GitHub runs it as root in /github/workspace
     assert steps[-1] == ("ENTRYPOINT", '["memshelf-bot", "action"]')
     runs = " ".join(arg for kind, arg in steps if kind == "RUN")

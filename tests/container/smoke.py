@@ -14,9 +14,15 @@ Then the Action, each a `docker run` of the image's own entrypoint with a runner
 and every input action.yml declares passed as INPUT_* exactly as the runner would:
 1. pull_request, `mode: validate`, `--network=none`: the validate-only path with no API at all.
    A PR with a bad episode fails with the verdict; a PR with a good one passes.
-2. push to main, `--network=host`, API and git at a sandbox on the host: the derived files are
+2. push to an agent branch, `--network=host`, API at a sandbox on the host: the bot opens the
+   branch's pull request and sets the commit status on its head.
+3. push to main, `--network=host`, API and git at a sandbox on the host: the derived files are
    rendered (chart and badge included) and committed as one fast-forward commit; then the bot's
    own push renders nothing, and a manual run finds the rendered main a fixed point.
+
+The image's size is budgeted: our layers (the image less its base, the Dockerfile's final FROM)
+stay within LAYER_BUDGET_MB. Last, start → verdict of a PR run on a 1,000-episode shelf is
+measured (the median of a few `docker run`s, printed, not asserted: the machine is shared).
 
 Usage: IMAGE=... DOCKER=... .venv/bin/python tests/container/smoke.py
 """
@@ -26,9 +32,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
+import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +46,8 @@ import yaml
 from memshelf_sandbox.actionrun import StepResult, parse_commands, parse_outputs
 
 ROOT = Path(__file__).resolve().parent.parent.parent
+LAYER_BUDGET_MB = 120  # issue 11: our layers on the smoke script's stand-in base
+TIMED_RUNS = 5
 FIXTURE = Path(__file__).resolve().parent / "fixture"
 EXAMPLE = ROOT / "memshelf_sandbox" / "data" / "example-shelf"
 MEMSHELF_BOT = Path(sys.executable).parent / "memshelf-bot"
@@ -189,9 +200,10 @@ def pull_request_event(number: int, branch: str, head: str, base: str) -> dict[s
     return {**payload, "number": number, "pull_request": pr, "repository": repo}
 
 
-def push_event(before: str, after: str, pusher: str, commits: list[dict[str, Any]]) -> dict[str, Any]:
+def push_event(before: str, after: str, pusher: str, commits: list[dict[str, Any]],
+               branch: str = "main") -> dict[str, Any]:
     payload = json.loads((ROOT / "tests/fixtures/webhooks/push.json").read_text(encoding="utf-8"))
-    return {**payload, "ref": "refs/heads/main", "before": before, "after": after, "created": False,
+    return {**payload, "ref": f"refs/heads/{branch}", "before": before, "after": after, "created": False,
             "deleted": False, "forced": False, "pusher": {"name": pusher}, "commits": commits,
             "head_commit": commits[-1] if commits else None, "repository": repository()}
 
@@ -255,6 +267,32 @@ class Sandbox:
     def stop(self) -> None:
         self.proc.terminate()
         self.proc.wait(timeout=30)
+
+
+def api_get(base_url: str, path: str) -> Any:
+    request = urllib.request.Request(base_url.rstrip("/") + path, headers={"Authorization": f"token {TOKEN}"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.load(response)
+
+
+def agent_push_with_sandbox(runner: Runner, work: Path, bare: Path, base: str) -> None:
+    print("== push to an agent branch, mode auto, --network=host, GitHub API at the sandbox on the host")
+    branch = "shelve/agent-push"
+    head = push_branch(bare, work, branch, base, [GOOD])
+    sandbox = Sandbox(bare)
+    try:
+        result = runner.run(checkout(bare, work, head, "ws-agent"), "push",
+                            push_event(base, head, "agent", [commit_entry(bare, head)], branch=branch),
+                            network="host", api_url=sandbox.url, server_url=sandbox.url)
+        o = result.outputs
+        expect(result.exit_code == 0 and o["verdict"] == "valid" and o["pr_number"].isdigit(),
+               "exit 0, verdict valid, the pull request's number", result)
+        pulls = [p for p in api_get(sandbox.url, f"/repos/{REPO}/pulls?state=open") if p["head"]["ref"] == branch]
+        expect([str(p["number"]) for p in pulls] == [o["pr_number"]], f"one open pull request for {branch}", result)
+        statuses = api_get(sandbox.url, f"/repos/{REPO}/commits/{head}/statuses")
+        expect([s["state"] for s in statuses[:1]] == ["success"], "a success status on the pushed head", result)
+    finally:
+        sandbox.stop()
 
 
 def render_on_main_with_sandbox(runner: Runner, work: Path, bare: Path, base: str) -> None:
@@ -328,15 +366,62 @@ def png_through_cairo(docker: str, image: str, work: Path) -> None:
            f"`stats --png` writes a PNG in the image (exit {proc.returncode}) {proc.stderr.strip()}")
 
 
+def image_size(docker: str, image: str) -> int:
+    return int(subprocess.run([docker, "image", "inspect", "--format", "{{.Size}}", image], capture_output=True,
+                              text=True, check=True).stdout.strip())
+
+
+def final_base() -> str:
+    """The image the Dockerfile's last stage starts from."""
+    froms = [line.split()[1] for line in (ROOT / "Dockerfile").read_text(encoding="utf-8").splitlines()
+             if line.split()[:1] == ["FROM"]]
+    return froms[-1]
+
+
+def layer_budget(docker: str, image: str) -> None:
+    size, base = image_size(docker, image), image_size(docker, final_base())
+    ours = (size - base) / 1e6
+    print(f"image {image}: {size / 1e6:.0f} MB; base {final_base()}: {base / 1e6:.0f} MB; our layers: {ours:.0f} MB")
+    expect(ours <= LAYER_BUDGET_MB, f"our layers ({ours:.0f} MB) within the {LAYER_BUDGET_MB} MB budget")
+
+
+def start_to_verdict_on_1k_shelf(runner: Runner, work: Path) -> float:
+    """Median wall time of `docker run` (container start to exit with the verdict) for a PR that adds
+    one episode to a rendered 1,000-episode shelf, validate mode, no network."""
+    tree = work / "big"
+    subprocess.run([sys.executable, str(ROOT / "bench/gen_shelf.py"), str(tree), "--episodes", "1000", "--seed", "11"],
+                   check=True, capture_output=True)
+    subprocess.run([str(MEMSHELF_BOT), "render", str(tree)], check=True, capture_output=True)
+    git("init", "--quiet", "--initial-branch=main", cwd=tree)
+    git("add", "-A", cwd=tree)
+    git("commit", "--quiet", "-m", "A big shelf, rendered", cwd=tree)
+    base = git("rev-parse", "HEAD", cwd=tree)
+    git("checkout", "--quiet", "-b", "shelve/one-more", cwd=tree)
+    (tree / GOOD).parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(FIXTURE / GOOD, tree / GOOD)
+    git("add", "-A", cwd=tree)
+    git("commit", "--quiet", "-m", "One more", cwd=tree)
+    head = git("rev-parse", "HEAD", cwd=tree)
+    event = pull_request_event(9, "shelve/one-more", head, base)
+    times = []
+    for _ in range(TIMED_RUNS):
+        started = time.perf_counter()
+        result = runner.run(tree, "pull_request", event, network="none", mode="validate")
+        times.append(time.perf_counter() - started)
+        expect(result.exit_code == 0 and result.outputs["episodes"] == "1", "the 1k-shelf PR is valid", result)
+    median = statistics.median(times)
+    print(f"start -> verdict on a 1k shelf: median {median:.2f} s over {TIMED_RUNS} runs "
+          f"({', '.join(f'{t:.2f}' for t in times)})")
+    return median
+
+
 def main() -> int:
     docker = os.environ.get("DOCKER", "docker")
     image = os.environ.get("IMAGE")
     if not image:
         print("smoke: IMAGE is not set (run this through the container-smoke script)", file=sys.stderr)
         return 2
-    size = subprocess.run([docker, "image", "inspect", "--format", "{{.Size}}", image], capture_output=True,
-                          text=True, check=True).stdout.strip()
-    print(f"image {image}: {int(size) / 1e6:.0f} MB")
+    layer_budget(docker, image)
     version = subprocess.run([docker, "run", "--rm", "--network=none", "--entrypoint", "memshelf-bot", image,
                               "--version"], capture_output=True, text=True, check=False)
     expect(version.returncode == 0 and version.stdout.startswith("memshelf-bot "),
@@ -348,7 +433,9 @@ def main() -> int:
         runner = Runner(work)
         bare, base = seed(work)
         pull_request_without_network(runner, work, bare, base)
+        agent_push_with_sandbox(runner, work, bare, base)
         render_on_main_with_sandbox(runner, work, bare, base)
+        start_to_verdict_on_1k_shelf(runner, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(f"smoke: all {runner.steps} container runs behaved")
