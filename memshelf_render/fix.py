@@ -23,7 +23,7 @@ from .episode import Episode, parse
 from .findings import Finding, Severity
 from .redact import PolicyPack, mask
 from .rules import Context
-from .shelf import EpisodeRef, Shelf, load_for_command
+from .shelf import EpisodeRef, Shelf
 
 BOM = b"\xef\xbb\xbf"
 MAX_PASSES = 4  # each pass fixes what the last one's parse found; two are the most seen
@@ -212,16 +212,24 @@ def plan(shelf: Shelf, changed: list[str] | None = None) -> list[FileFix]:
 
 
 def cli_main(args) -> int:
+    from .cli import load_for_command, shown
     from .report.as_text import write
     from .validate import run
+    from .validate_command import changed_problem
 
+    if args.changed:
+        why = changed_problem(args.path, args.changed)
+        if why is not None:
+            print(f"memshelf-bot fix: {shown(why)}", file=sys.stderr)
+            return 2
     shelf = load_for_command(args.path)
     if shelf is None:
         return 2
     fixes = plan(shelf, args.changed)
+    shelf_policy = PolicyPack.parse(shelf.read_text(shelf.patterns_path))
     for fix in fixes:
         shelf.abs(fix.path).write_bytes(fix.data)
-        print(f"fixed {fix.path}: {', '.join(dict.fromkeys(fix.codes))}")
+        print(f"fixed {shown(mask(fix.path, shelf_policy))}: {', '.join(dict.fromkeys(fix.codes))}")
     checked = args.changed if args.changed is not None else [str(shelf.abs(r.path)) for r in shelf.layout.episodes]
     report = run(args.path, changed=checked)
     report.findings = [f for f in report.findings if f.severity is not Severity.INFO]
