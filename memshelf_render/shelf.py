@@ -102,7 +102,7 @@ class Layout:
     submodules: list[str] = field(default_factory=list)
 
     def stems(self) -> set[str]:
-        return {ref.path.rsplit("/", 1)[-1][:-3] for ref in self.episodes}
+        return {paths.stem(ref.path) for ref in self.episodes}
 
 
 @dataclass
