@@ -23,6 +23,7 @@ class CellGuard:
 
     pack: PolicyPack | None = None
     neutralised: dict[str, list[str]] = field(default_factory=dict)
+    _masked: dict[str, str] = field(default_factory=dict)  # text -> masked text (modes, ids repeat)
 
     @classmethod
     def for_shelf(cls, shelf: Shelf) -> CellGuard:
@@ -31,7 +32,9 @@ class CellGuard:
     def cell(self, text: str, path: str, name: str) -> str:
         """`text` (the value of field `name` of the episode at `path`) as a derived file may
         hold it: secrets masked. Masking keeps line breaks; the writers flatten them."""
-        masked = mask(text, self.pack)
+        masked = self._masked.get(text)
+        if masked is None:
+            masked = self._masked[text] = mask(text, self.pack)
         if masked != text:
             self._note(path, f"a secret in {name} was masked")
         return masked
