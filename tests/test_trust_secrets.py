@@ -8,7 +8,8 @@ import time
 
 import pytest
 
-from memshelf_render.redact import BUILTIN_KINDS, PolicyPack, backtracking_risk, mask, scan
+from memshelf_render.backtracking import backtracking_risk
+from memshelf_render.redact import BUILTIN_KINDS, PolicyPack, mask, scan
 from memshelf_render.validate import run
 from tests.shelfkit import TOPIC, TOPIC_PATH, make_shelf
 
