@@ -104,7 +104,7 @@ BUILTIN: tuple[Rule, ...] = (
     Rule("bearer", re.compile(r"\bBearer\s+[A-Za-z0-9._\-]{16,}", re.IGNORECASE), _whole("bearer")),
     Rule("env-secret", _ENV_SECRET, _env),
     Rule("github-token", re.compile(r"github_pat_[A-Za-z0-9_]{22,255}"), _whole("github-token")),
-    Rule("slack-token", re.compile(r"xox[abposr]-[A-Za-z0-9-]{10,}"), _whole("slack-token")),
+    Rule("slack-token", re.compile(r"xox[abposr]-(?=[A-Za-z-]{0,16}[0-9])[A-Za-z0-9-]{10,}"), _whole("slack-token")),
     Rule("jwt", re.compile(r"eyJ(?<![A-Za-z0-9_-]eyJ)[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"),
          _whole("jwt")),
 )
