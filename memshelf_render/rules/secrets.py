@@ -41,8 +41,8 @@ def check(ep: Episode, ctx: Context) -> Iterator[Finding]:
             seen.add((hit.kind, hit.line))
             if hit.over_budget:
                 yield Finding("policy-pattern-slow", ep.path, hit.line,
-                              f"the policy rule '{hit.kind}' ran out of its time budget here; "
-                              "the rest of the file was not checked against it")
+                              f"the policy rule '{hit.kind}' used up the time budget here; the rest of the "
+                              "file was not checked against the policy")
                 continue
             shown = _shown(masked_lines[hit.line - 1]) if hit.line <= len(masked_lines) else ""
             code = "policy-pattern-match" if hit.policy else "secret"
