@@ -213,7 +213,7 @@ def _parse_frontmatter(ep: Episode, lines: list[str]) -> None:
         where = i + 1 if i < n else None
         _problem(ep, "frontmatter-missing", where,
                  "expected '---' on the first line or after one '# ' title line" +
-                 (f", found {_clip(lines[i])!r}" if i < n else ", found the end of the file"))
+                 (f", found '{_clip(lines[i])}'" if i < n else ", found the end of the file"))
         ep.body_start = _after_title(lines)
         return
     ep.fm_open = i + 1

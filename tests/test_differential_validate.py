@@ -247,6 +247,29 @@ def test_references_fail_on_most_mutations(sweep_one: dict) -> None:
     assert len(failing) >= 40, failing
 
 
+# Where our finding names a shelf-spec rule that shelf-spec does not report at that path, on
+# purpose: it does not know fenced code (§2.5), and it flags a different file of a duplicate-title
+# pair (its own iteration order, not path order).
+SPEC_RULE_NOT_AT_PATH = {"code-fence-unclosed", "heading-only-in-fence", "duplicate-title"}
+
+
+def test_spec_rule_is_what_shelf_spec_reports(sweep_one: dict) -> None:
+    """Issue 8 item 10: a finding's `spec_rule` is the rule shelf-spec itself reports for that
+    defect (an empty `kind` is episode-frontmatter-invalid, not episode-kind-unknown)."""
+    wrong = []
+    for (_, name), case in sorted(sweep_one.items()):
+        theirs = {f["rule"] for f in case.ref.validate["findings"] if f["path"] == case.mutation.path}
+        for f in case.ours.get("findings", []):
+            if f["code"] not in case.mutation.expects or f["path"] != case.mutation.path:
+                continue
+            if f["spec_rule"] is not None and f["spec_rule"] not in theirs and name not in SPEC_RULE_NOT_AT_PATH:
+                wrong.append((name, f["code"], f["spec_rule"], sorted(theirs)))
+    assert wrong == []
+    kind_empty = sweep_one[(SWEEP_SEED, "kind-empty")]
+    assert {f["spec_rule"] for f in found(kind_empty.ours, "kind-empty")} == {"episode-frontmatter-invalid"}
+    assert "episode-frontmatter-invalid" in {f["rule"] for f in kind_empty.ref.validate["findings"]}
+
+
 # --- deliberate differences --------------------------------------------------------------------
 
 

@@ -169,3 +169,14 @@ def test_the_archive_index_and_meta_are_guarded_too(tmp_path):
     assert AWS not in published and "«redacted:aws-access-key»" in published
     assert "<img" not in (root / "archive/INDEX.md").read_text(encoding="utf-8")
     assert [p for p, _ in result.neutralised] == [archived]
+
+
+@pytest.mark.parametrize(("old", "new", "note"), [
+    ('notes: "reviewed"', 'notes: "a\\tb"', "a line break or tab in notes was flattened"),
+    ('display_title: "Cache policy"', 'display_title: "a\\u2028b"',
+     "a line break or tab in display_title was flattened in INDEX"),
+])
+def test_flattened_control_characters_are_reported(tmp_path, old, new, note):
+    root = make_shelf(tmp_path / "s", {TOPIC_PATH: TOPIC.replace(old, new)})
+    assert _render(root).neutralised == [(TOPIC_PATH, note)]
+    assert any(f.code == "control-character" for f in run(root).findings)

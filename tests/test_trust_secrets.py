@@ -8,7 +8,8 @@ import time
 
 import pytest
 
-from memshelf_render.redact import BUILTIN_KINDS, PolicyPack, backtracking_risk, mask, scan
+from memshelf_render.backtracking import backtracking_risk
+from memshelf_render.redact import BUILTIN_KINDS, PolicyPack, mask, scan
 from memshelf_render.validate import run
 from tests.shelfkit import TOPIC, TOPIC_PATH, make_shelf
 
@@ -75,7 +76,7 @@ def test_unclosed_private_key_is_masked_as_far_as_it_looks_like_key_material():
 
 
 def test_plain_prose_is_not_a_secret():
-    for text in ("the token bucket", "eyJ is base64 for {\"", "xox-", "a -----BEGIN PUBLIC KEY----- block",
+    for text in ("the token bucket", "eyJ is base64 for {\"", "xox-", "xoxo-hugs-and-kisses", "a -----BEGIN PUBLIC KEY----- block",
                  "ghp_short", "password: see the vault", "Bearer of bad news"):
         assert scan(text) == [], text
 
@@ -93,7 +94,10 @@ MIB = 1024 * 1024
     "eyJ",
     "ghp_" + "a" * 30 + "_",
     "![x" * 10 + "\n",
-], ids=["aws", "pem", "pem-unclosed", "env", "env-open-quote", "keyword-spaces", "eyJ-run", "gh-run", "brackets"])
+    "xoxb-",
+    "xoxb-1-",
+], ids=["aws", "pem", "pem-unclosed", "env", "env-open-quote", "keyword-spaces", "eyJ-run", "gh-run", "brackets",
+        "slack-run", "slack-digits-run"])
 def test_a_mebibyte_scans_and_masks_in_linear_time(unit):
     """Bounds in CPU seconds, so a busy machine does not fail it; about 0.1-0.6 s each alone."""
     text = unit * (MIB // len(unit))

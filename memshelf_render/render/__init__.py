@@ -68,7 +68,7 @@ class RenderResult:
         drift), episodes (files discovered), written, deleted, unchanged, drifted (shelf-relative
         paths in render order), skipped ([{path, reason}]: episodes without a ledger row and
         derived paths that could not be written), warnings (strings) and neutralised ([{path,
-        reason}]: episodes with error-level content — a secret, markup in a title — that was
+        reason}]: episodes with error-level content — a secret, markup or a line break in a title — that was
         masked or escaped on its way into the derived files)."""
         return {
             "tool": "memshelf-bot",

@@ -3,8 +3,8 @@
 Render never refuses: a shelf with error-level content still renders, but no secret reaches a
 derived file (every cell is masked with the built-in shapes and the shelf's POLICY.patterns) and
 the episodes whose text had to be changed are listed, so a caller can say so (and gate on it).
-Markup in titles is escaped by the INDEX writer itself; it is noted here, where the episode is
-known.
+Markup and line breaks in titles are escaped and flattened by the INDEX writer itself; they are
+noted here, where the episode is known.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ class CellGuard:
 
     pack: PolicyPack | None = None
     neutralised: dict[str, list[str]] = field(default_factory=dict)
+    _masked: dict[str, str] = field(default_factory=dict)  # text -> masked text (modes, ids repeat)
 
     @classmethod
     def for_shelf(cls, shelf: Shelf) -> CellGuard:
@@ -31,20 +32,29 @@ class CellGuard:
     def cell(self, text: str, path: str, name: str) -> str:
         """`text` (the value of field `name` of the episode at `path`) as a derived file may
         hold it: secrets masked. Masking keeps line breaks; the writers flatten them."""
-        masked = mask(text, self.pack)
+        masked = self._masked.get(text)
+        if masked is None:
+            masked = self._masked[text] = mask(text, self.pack)
         if masked != text:
             self._note(path, f"a secret in {name} was masked")
         return masked
 
     def ledger_cell(self, text: str, path: str, name: str) -> str:
-        return flatten_cell(self.cell(text, path, name))
+        masked = self.cell(text, path, name)
+        flat = flatten_cell(masked)
+        if flat != masked:
+            self._note(path, f"a line break or tab in {name} was flattened")
+        return flat
 
     def shown_text(self, text: str, path: str, name: str) -> str:
-        """A title or description INDEX will show: masked, and its markup noted (INDEX escapes it)."""
+        """A title or description INDEX will show: masked; its markup and line breaks noted (the
+        INDEX writer escapes and flattens them)."""
         masked = self.cell(text, path, name)
         what = find_markup(masked)
         if what is not None:
             self._note(path, f"{what} in {name} was escaped in INDEX")
+        if flatten_cell(masked) != masked:
+            self._note(path, f"a line break or tab in {name} was flattened in INDEX")
         return masked
 
     def report(self) -> list[tuple[str, str]]:

@@ -14,9 +14,10 @@ HEADER = ("date", "episode_id", "mode", "approx_tokens_in", "digest_tokens", "no
 
 
 def ledger_row(rec: Record, guard: CellGuard) -> str:
-    cells = (("date", rec.date), ("id", rec.id), ("mode", rec.mode), ("approx_tokens", str(rec.approx_tokens)),
-             ("digest_tokens", str(rec.digest_tokens)), ("notes", rec.notes))
-    return "\t".join(guard.ledger_cell(text, rec.path, name) for name, text in cells)
+    """The row; the date (YYYY-MM-DD or empty) and the two counts are digits, the rest is guarded."""
+    path = rec.path
+    return "\t".join((rec.date, guard.ledger_cell(rec.id, path, "id"), guard.ledger_cell(rec.mode, path, "mode"),
+                      str(rec.approx_tokens), str(rec.digest_tokens), guard.ledger_cell(rec.notes, path, "notes")))
 
 
 def ledger_bytes(records: list[Record], guard: CellGuard | None = None) -> bytes:

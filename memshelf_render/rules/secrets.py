@@ -41,8 +41,8 @@ def check(ep: Episode, ctx: Context) -> Iterator[Finding]:
             seen.add((hit.kind, hit.line))
             if hit.over_budget:
                 yield Finding("policy-pattern-slow", ep.path, hit.line,
-                              f"the policy rule '{hit.kind}' ran out of its time budget here; "
-                              "the rest of the file was not checked against it")
+                              f"the policy rule '{hit.kind}' used up the time budget here; the rest of the "
+                              "file was not checked against the policy")
                 continue
             shown = _shown(masked_lines[hit.line - 1]) if hit.line <= len(masked_lines) else ""
             code = "policy-pattern-match" if hit.policy else "secret"
@@ -65,23 +65,25 @@ def _strings(value: Any) -> Iterator[str]:
 
 
 def _decoded(ep: Episode, pack: PolicyPack, raw_hits: set[tuple[str, int]]) -> Iterator[Finding]:
-    """Secrets that only the decoded frontmatter shows: a string that is not spelled out as such in
-    the block, holding a kind the raw scan did not find in the block; one finding per (kind, key)."""
+    """Secrets that only the decoded frontmatter shows, one finding per (kind, key): each key's
+    strings are scanned once, joined; kinds the raw scan found in the block are not repeated.
+    Only an escape (a backslash) lets YAML spell a token the raw text does not show."""
     if not ep.meta or ep.fm_open is None or ep.fm_close is None:
         return
-    block = "\n".join(ep.lines[ep.fm_open: ep.fm_close - 1])
+    if not any("\\" in line for line in ep.lines[ep.fm_open: ep.fm_close - 1]):
+        return
     in_block = {kind for kind, line in raw_hits if ep.fm_open <= line <= ep.fm_close}
-    reported: set[tuple[str, int | None]] = set()
     for key, value in ep.meta.items():
+        text = "\n".join(_strings([key, value]))
+        hits = [h for h in scan(text, pack) if not h.over_budget and h.kind not in in_block]
+        if not hits:
+            continue
+        masked = mask(text, pack).split("\n")
         line = ep.line_of(str(key))
-        for text in _strings([key, value]):
-            if text in block:  # spelled out: the raw scan saw it
-                continue
-            for hit in scan(text, pack):
-                if hit.over_budget or hit.kind in in_block or (hit.kind, line) in reported:
-                    continue
-                reported.add((hit.kind, line))
-                code = "policy-pattern-match" if hit.policy else "secret"
-                yield Finding(code, ep.path, line,
-                              f"{_what(hit.kind, hit.policy)} in the decoded value of '{_shown(mask(str(key), pack))}' "
-                              f"(written with escapes): {_shown(mask(text, pack))}")
+        for kind in dict.fromkeys(h.kind for h in hits):
+            hit = next(h for h in hits if h.kind == kind)
+            shown = _shown(masked[hit.line - 1]) if hit.line <= len(masked) else ""
+            code = "policy-pattern-match" if hit.policy else "secret"
+            yield Finding(code, ep.path, line,
+                          f"{_what(kind, hit.policy)} in the decoded value of '{_shown(mask(str(key), pack))}' "
+                          f"(written with escapes): {shown}")
