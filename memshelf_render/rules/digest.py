@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterator
+from itertools import filterfalse
+from operator import itemgetter
 
 from ..episode import Episode
 from ..findings import Finding
@@ -28,6 +30,7 @@ _STOP = frozenset(
 )
 GROUNDING_MIN = 0.20
 _FIRST_PIECE = 1000
+_STEM = itemgetter(slice(None, 5))  # a content word's 5-letter stem
 
 
 def content_words(text: str) -> set[str]:
@@ -95,10 +98,11 @@ def _grounding(ep: Episode, sec, digest_text: str) -> float | None:
             continue
         seen |= words
         words -= _STOP
-        for word in words:
-            if not word.isdigit():
-                body_words += 1
-                matched += wanted.pop(word[:5], 0)
+        content = set(filterfalse(str.isdigit, words))
+        body_words += len(content)
+        if wanted:
+            for stem in wanted.keys() & set(map(_STEM, content)):
+                matched += wanted.pop(stem)
         if body_words >= 40 and matched >= enough:
             return matched / len(digest_words)
     if body_words < 40:
