@@ -8,8 +8,8 @@ from bot.feedback import markdown as md
 from bot.feedback.comment import MAX_BODY, body, marker
 from bot.feedback.suggestions import Suggestion
 from bot.feedback.summary import cut_lines, findings_table
-from bot.flows.checks import EpisodeRow, Outcome, Standing
 from bot.runner import Note
+from memshelf_render.check import EpisodeRow, Outcome, Standing
 from memshelf_render.findings import Finding
 from memshelf_render.validate import Report
 

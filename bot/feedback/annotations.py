@@ -6,9 +6,9 @@ lists them with their count, so nothing is lost when a change has many findings.
 
 from __future__ import annotations
 
+from memshelf_render.check import repo_path
 from memshelf_render.findings import Finding
 
-from ..flows.checks import repo_path
 from ..runner import Runner
 
 LEVEL = {"error": "error", "warning": "warning", "info": "notice"}

@@ -15,9 +15,9 @@ from typing import Any
 from github import GithubException
 
 from memshelf_render import __version__
+from memshelf_render.check import Outcome, repo_path
 from memshelf_render.findings import Finding
 
-from ..flows.checks import Outcome, repo_path
 from ..github import GitHub
 from . import markdown as md
 from .suggestions import Suggestion

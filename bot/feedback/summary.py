@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections import Counter
 
+from memshelf_render.check import Outcome, repo_path
 from memshelf_render.findings import Finding
 
-from ..flows.checks import Outcome, repo_path
 from ..github import Wait
 from ..runner import ANNOTATIONS_PER_TYPE, Note
 from . import markdown as md

@@ -18,11 +18,12 @@ from typing import Any
 from github import GithubException
 from github.IssueComment import IssueComment
 
+from memshelf_render.check import repo_path
+
 from ..context import ActionContext
 from ..feedback import markdown as md
 from ..feedback.summary import VERDICT, plural
 from . import open_pr, render_main
-from .checks import repo_path
 from .publish import set_outputs
 from .resolve_pr import Settlement, settle
 

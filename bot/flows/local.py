@@ -12,6 +12,7 @@ from __future__ import annotations
 import subprocess
 
 from memshelf_render.badge import badge_files
+from memshelf_render.check import Outcome, add_rows, check, repo_path
 from memshelf_render.guard import base_episode_ids, git_changes
 from memshelf_render.records import collect
 from memshelf_render.stats import shelf_stats
@@ -19,7 +20,6 @@ from memshelf_render.validate import Report, validate_shelf
 
 from ..context import ActionContext
 from ..gitlocal import GitFailed
-from .checks import Outcome, add_rows, check, repo_path
 from .publish import config_error, publish_check, set_outputs
 
 PR_EVENTS = ("pull_request", "pull_request_target")

@@ -18,6 +18,7 @@ import fnmatch
 from collections.abc import Callable
 from typing import Any
 
+from memshelf_render.check import Outcome, add_rows, changes_from_files, check, repo_path
 from memshelf_render.guard import Change
 from memshelf_render.shelf import SETTINGS, Settings, Shelf
 
@@ -26,7 +27,6 @@ from ..context import ActionContext, settings_from_bytes
 from ..feedback import comment, pr_body
 from ..feedback.summary import headline
 from . import render_main
-from .checks import Outcome, add_rows, changes_from_files, check, repo_path
 from .publish import config_error, publish_check, set_outputs
 from .pull_request import base_episode_ids
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from github import GithubException
 
+from memshelf_render.check import Outcome, repo_path
 from memshelf_render.findings import Finding
 from memshelf_render.shelf import Shelf
 from memshelf_render.validate import Report
@@ -17,7 +18,6 @@ from ..feedback import annotations, comment, summary
 from ..feedback.suggestions import Suggestion, suggest
 from ..github import ApiUnavailable
 from ..runner import Runner
-from .checks import Outcome, repo_path
 
 OUTPUTS = ("verdict", "errors", "warnings", "episodes", "changed", "commit_sha", "pr_number", "standing_tokens")
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from memshelf_render.check import Outcome, add_rows, changes_from_files, check, repo_path
 from memshelf_render.guard import is_episode_path
 from memshelf_render.shelf import SETTINGS, Settings, Shelf
 from memshelf_render.validate import Report
 
 from ..context import ActionContext, settings_from_bytes
 from ..github import PR_FILES_CAP, GitHub
-from .checks import Outcome, add_rows, changes_from_files, check, repo_path
 from .publish import config_error, publish_check
 
 

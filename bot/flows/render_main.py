@@ -17,6 +17,7 @@ from typing import Any
 
 from github import GithubException
 
+from memshelf_render.check import Outcome, repo_path, shelf_relative
 from memshelf_render.derived import is_derived
 from memshelf_render.findings import Finding
 from memshelf_render.render import render_shelf
@@ -31,7 +32,6 @@ from ..feedback import markdown as md
 from ..feedback.summary import cut_lines, findings_table, headline, plural, waits_lines
 from ..github import GitHub, is_read_only_refusal
 from ..gitlocal import BOT_EMAIL
-from .checks import Outcome, repo_path, shelf_relative
 from .publish import config_error, log_findings, publish_check, set_outputs
 
 MAX_ATTEMPTS = 10

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memshelf_render.check import repo_path, shelf_relative
 from memshelf_render.derived import is_derived
 from memshelf_render.resolve import GitError as ResolveGitError
 from memshelf_render.resolve import ResolveResult, ShelfConfigError, resolve
@@ -28,7 +29,6 @@ from memshelf_render.shelf import Shelf, load_shelf
 
 from ..context import ActionContext
 from ..gitlocal import GitFailed, LocalRepo, PushRefused
-from .checks import repo_path, shelf_relative
 
 MAX_ATTEMPTS = 3
 
