@@ -11,6 +11,16 @@ __all__ = ["Finding", "Severity"]
 
 
 @dataclass(frozen=True, slots=True)
+class Replacement:
+    """A mechanical fix the rule knows: line `line` of the file becomes `text` (one or more
+    lines), for `why`. Front-ends turn it into a suggestion; nothing parses messages for it."""
+
+    line: int
+    text: str
+    why: str
+
+
+@dataclass(frozen=True, slots=True)
 class Finding:
     """One problem at one place. Severity, fix and spec rule come from the catalog by code."""
 
@@ -18,6 +28,7 @@ class Finding:
     path: str
     line: int | None
     message: str
+    replacement: Replacement | None = None
 
     @property
     def rule(self) -> Rule:

@@ -6,12 +6,16 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+
 from bot.pulls import STATUS_CONTEXT
 from memshelf_sandbox.actionrun import StepResult
 from memshelf_sandbox.state import Label
 from tests import action_harness
 from tests.action_harness import Harness, episode
 from tests.sandbox_fixtures import push_event
+
+pytestmark = pytest.mark.e2e  # `memshelf-bot action` in a subprocess against the sandbox
 
 shelf_sandbox, harness = action_harness.shelf_sandbox, action_harness.harness
 ZERO = "0" * 40
@@ -213,14 +217,6 @@ def test_auto_merge_not_allowed_is_said_once_in_the_comment_and_is_not_a_failure
                  auto_merge="true")
     assert again.exit_code == 0 and len(harness.sticky(pr.number)) == 1
     assert harness.sticky(pr.number)[0].body.count("does not allow auto-merge") == 1
-
-
-def test_auto_merge_off_never_talks_graphql(harness: Harness) -> None:
-    harness.sb.state.repo.allow_auto_merge = True
-    result = push(harness, "shelve/manual", {UPS: episode("2026-09-22-ups")})
-    [pr] = open_pulls(harness, "shelve/manual")
-    assert result.exit_code == 0 and pr.auto_merge is None and pr.merged_at is None
-    assert not [c for c in harness.sb.calls if c.path == "/graphql"]
 
 
 def test_when_actions_may_not_open_pull_requests_the_run_says_how_to_allow_it(harness: Harness) -> None:

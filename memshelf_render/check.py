@@ -1,20 +1,43 @@
-"""What a change to a shelf is checked for, whatever event brought it: the guard (SPEC §8) over
-the changed paths, then the rules over the changed episodes (`--changed` semantics), and per
-episode what the change costs every future session (its standing-cost delta).
+"""What a change to a shelf is checked for, whatever event or front door brought it: the guard
+(SPEC §8) over the changed paths, then the rules over the changed episodes (`--changed`
+semantics), and per episode what the change costs every future session (its standing-cost
+delta). Pure logic: the bot's flows feed it paths and texts, and report what it returns.
 """
 
 from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass, field
+from enum import StrEnum
 
-from memshelf_render.findings import Finding
-from memshelf_render.guard import Change, GuardResult, classify
-from memshelf_render.records import collect
-from memshelf_render.render import plan
-from memshelf_render.shelf import Shelf
-from memshelf_render.stats import claimed_economy, ledger_rows, tokens
-from memshelf_render.validate import Report, validate_shelf
+from .findings import Finding
+from .guard import Change, GuardResult, classify
+from .records import collect
+from .redact import mask
+from .render import plan
+from .rules.context import Context
+from .rules.structure import policy_checks
+from .shelf import Shelf
+from .stats import claimed_economy, ledger_rows, tokens
+from .validate import Report, validate_shelf
+
+POLICY_CODES = ("policy-missing", "policy-pattern-invalid")
+
+
+class Verdict(StrEnum):
+    VALID = "valid"
+    VIOLATIONS = "violations"
+    CONFIG_ERROR = "config-error"
+
+    @property
+    def exit_code(self) -> int:
+        return {"valid": 0, "violations": 1, "config-error": 2}[self.value]
+
+
+class ChangeStatus(StrEnum):
+    ADDED = "added"
+    MODIFIED = "modified"
+
 
 # GitHub's file statuses -> the guard's
 FILE_STATUS = {"added": "added", "removed": "removed", "modified": "modified", "renamed": "renamed",
@@ -24,15 +47,15 @@ FILE_STATUS = {"added": "added", "removed": "removed", "modified": "modified", "
 @dataclass(frozen=True, slots=True)
 class EpisodeRow:
     path: str  # shelf-relative
-    status: str  # added | modified
+    status: ChangeStatus
     errors: int
     warnings: int
     digest_words: int | None
     standing_delta: int | None
 
     @property
-    def verdict(self) -> str:
-        return "violations" if self.errors else "valid"
+    def verdict(self) -> Verdict:
+        return Verdict.VIOLATIONS if self.errors else Verdict.VALID
 
 
 @dataclass
@@ -59,14 +82,13 @@ class Outcome:
     checked: int = 0
 
     @property
-    def verdict(self) -> str:
-        if self.report.verdict == "valid" and self.notes:
-            return "violations"
-        return self.report.verdict
+    def verdict(self) -> Verdict:
+        verdict = Verdict(self.report.verdict)
+        return Verdict.VIOLATIONS if verdict is Verdict.VALID and self.notes else verdict
 
     @property
     def exit_code(self) -> int:
-        return {"valid": 0, "violations": 1, "config-error": 2}[self.verdict]
+        return self.verdict.exit_code
 
     @property
     def counts(self) -> dict[str, int]:
@@ -101,12 +123,20 @@ def changes_from_files(files: list[tuple[str, str, str | None]], prefix: str, mo
     return out
 
 
-def check(shelf: Shelf, changes: list[Change], *, base_ids: set[str], strict: bool) -> Outcome:
-    """The guard over `changes`, then every rule over the added and modified episodes."""
+def check(shelf: Shelf, changes: list[Change], *, base_ids: set[str], strict: bool,
+          head: Shelf | None = None) -> Outcome:
+    """The guard over `changes`, then every rule over the added and modified episodes. With
+    `head`, `shelf` is that shelf governed by another policy (the base branch's): the rules and
+    the masking use it, while the policy files' own checks are `head`'s, so a change to them is
+    validated without applying to the change that makes it."""
     guard = classify(shelf, changes, base_ids=base_ids, allow=shelf.settings.allow_paths)
     changed = guard.changed_episodes
     findings = list(guard.findings)
     findings += validate_shelf(shelf, changed=[str(shelf.root / p) for p in changed])
+    if head is not None:
+        findings = [f for f in findings if f.code not in POLICY_CODES]
+        findings += [Finding(f.code, f.path, f.line, mask(f.message, Context(shelf).policy))
+                     for f in policy_checks(Context(head))]
     findings.sort(key=Finding.sort_key)
     report = Report(shelf.root, findings=findings, strict=strict, episodes=len(changed))
     return Outcome(report=report, guard=guard, checked=len(changed))
@@ -148,5 +178,5 @@ def add_rows(outcome: Outcome, shelf: Shelf, base_index: str, base_ledger: str) 
         if rec is not None:
             delta = (rec.digest_tokens - base_digest.get(rec.id, 0)
                      + _index_share(head_index, filename) - _index_share(base_index, filename))
-        outcome.rows.append(EpisodeRow(path, "added" if path in guard.added else "modified", errors, warnings,
+        outcome.rows.append(EpisodeRow(path, ChangeStatus.ADDED if path in guard.added else ChangeStatus.MODIFIED, errors, warnings,
                                        len(digest.split()) if digest else (0 if ep is not None else None), delta))

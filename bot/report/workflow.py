@@ -1,15 +1,16 @@
-"""The Actions runner's side of a step: log, annotations, outputs, job summary, masks, git trust.
+"""The Action's reporter: the step's log, workflow-command annotations, outputs and job summary.
 
-Everything the bot writes to the runner passes through `Runner.clean`: the shelf's redaction
-(built-in credential shapes plus `POLICY.patterns`) and the literal tokens the step holds, so a
-secret reaches neither the log, an annotation, an output nor the summary. Annotation text is
-escaped and log lines never start with text from a change, so nothing in a pull request can be
-read as a workflow command.
+Everything written passes `clean`: the shelf's redaction (built-in credential shapes plus
+`POLICY.patterns`) and the literal secrets the step holds, in every field, the annotation's file
+path included. Each field is then escaped for its channel (`memshelf_render.escape`): a log line
+never starts a workflow command nor carries a control character, and an annotation's properties
+and message decode to exactly the text meant, so nothing a pull request carries can forge a
+command. GitHub shows 10 annotations of each type per step; the rest go to `cut`, which the
+summary lists with their count.
 """
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import uuid
 from collections.abc import Iterator, Mapping
@@ -17,37 +18,50 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TextIO
 
+from memshelf_render.escape import log_line, workflow_data, workflow_property
 from memshelf_render.redact import PolicyPack, mask
-from memshelf_render.report.as_github import annotation
+
+from . import Level, Note
 
 ANNOTATIONS_PER_TYPE = 10  # GitHub displays at most 10 annotations of each type per step
 SUMMARY_LIMIT = 1024 * 1024  # GitHub refuses a step summary over 1 MiB
-LEVELS = ("error", "warning", "notice")
 
 
-@dataclass(frozen=True, slots=True)
-class Note:
-    """One annotation, shown or (over the per-type limit) kept for the summary."""
-
-    level: str
-    path: str | None
-    line: int | None
-    title: str
-    message: str
+def command(note: Note) -> str:
+    """`note` as one workflow command, every field escaped for where it goes."""
+    props = []
+    if note.path:
+        props.append(f"file={workflow_property(note.path)}")
+        if note.line:
+            props.append(f"line={note.line}")
+    props.append(f"title={workflow_property(note.title)}")
+    return f"::{note.level.value} {','.join(props)}::{workflow_data(note.message)}"
 
 
 @dataclass
-class Runner:
-    env: Mapping[str, str]
+class WorkflowReporter:
+    """One Actions step; `output_path` and `summary_path` are $GITHUB_OUTPUT and
+    $GITHUB_STEP_SUMMARY (None: not written)."""
+
     out: TextIO = field(default_factory=lambda: sys.stdout)
+    output_path: str | None = None
+    summary_path: str | None = None
     policy: PolicyPack | None = None
     secrets: list[str] = field(default_factory=list)
     outputs: dict[str, str] = field(default_factory=dict)
     summary: list[str] = field(default_factory=list)
-    shown: dict[str, int] = field(default_factory=lambda: dict.fromkeys(LEVELS, 0))
+    shown: dict[Level, int] = field(default_factory=lambda: dict.fromkeys(Level, 0))
     cut: list[Note] = field(default_factory=list)
 
+    @classmethod
+    def from_env(cls, env: Mapping[str, str], out: TextIO | None = None) -> WorkflowReporter:
+        return cls(out=out or sys.stdout, output_path=env.get("GITHUB_OUTPUT") or None,
+                   summary_path=env.get("GITHUB_STEP_SUMMARY") or None)
+
     # redaction -------------------------------------------------------------------------
+
+    def use_policy(self, policy: PolicyPack | None) -> None:
+        self.policy = policy
 
     def add_secret(self, value: str) -> None:
         """Mask `value` in the runner's log (`::add-mask::`) and in everything written here."""
@@ -67,26 +81,29 @@ class Runner:
     # the log -----------------------------------------------------------------------------
 
     def log(self, text: str = "") -> None:
-        self.out.write(self.clean(text) + "\n")
+        """Lines of text, each one a plain log line whatever it holds."""
+        for line in self.clean(text).split("\n"):
+            self.out.write(log_line(line) + "\n")
         self.out.flush()
 
     @contextmanager
     def group(self, title: str) -> Iterator[None]:
-        self.out.write(f"::group::{self.clean(title)}\n")
+        self.out.write(f"::group::{workflow_data(self.clean(title))}\n")
         try:
             yield
         finally:
             self.out.write("::endgroup::\n")
             self.out.flush()
 
-    def annotate(self, level: str, path: str | None, line: int | None, title: str, message: str) -> bool:
+    def annotate(self, note: Note) -> bool:
         """Emit one annotation; past GitHub's per-type limit keep it for the summary instead."""
-        note = Note(level, path, line, self.clean(title), self.clean(message))
-        if self.shown[level] >= ANNOTATIONS_PER_TYPE:
-            self.cut.append(note)
+        clean = Note(note.level, self.clean(note.path) if note.path else None, note.line,
+                     self.clean(note.title), self.clean(note.message))
+        if self.shown[clean.level] >= ANNOTATIONS_PER_TYPE:
+            self.cut.append(clean)
             return False
-        self.shown[level] += 1
-        self.out.write(annotation(level, note.path, note.line, note.title, note.message) + "\n")
+        self.shown[clean.level] += 1
+        self.out.write(command(clean) + "\n")
         return True
 
     # outputs and summary -------------------------------------------------------------------
@@ -96,8 +113,7 @@ class Runner:
 
     def write_outputs(self) -> None:
         """Append every output to $GITHUB_OUTPUT in the heredoc form, with a fresh random delimiter."""
-        path = self.env.get("GITHUB_OUTPUT")
-        if not path:
+        if not self.output_path:
             return
         chunks = []
         for name, value in self.outputs.items():
@@ -105,7 +121,7 @@ class Runner:
             if delimiter in value or delimiter in name:  # cannot happen with a fresh uuid; never write one
                 raise RuntimeError("output delimiter collision")
             chunks.append(f"{name}<<{delimiter}\n{value}\n{delimiter}\n")
-        with open(path, "a", encoding="utf-8") as fh:
+        with open(self.output_path, "a", encoding="utf-8") as fh:
             fh.write("".join(chunks))
 
     def add_summary(self, markdown: str) -> None:
@@ -115,24 +131,10 @@ class Runner:
         return fit_summary(self.clean("\n".join(self.summary).rstrip() + "\n"), limit)
 
     def write_summary(self) -> None:
-        path = self.env.get("GITHUB_STEP_SUMMARY")
-        if not path or not self.summary:
+        if not self.summary_path or not self.summary:
             return
-        with open(path, "a", encoding="utf-8") as fh:
+        with open(self.summary_path, "a", encoding="utf-8") as fh:
             fh.write(self.summary_text())
-
-    # git ---------------------------------------------------------------------------------
-
-    def trust_workspace(self, workspace: str) -> None:
-        """Add the workspace to git's `safe.directory` (the container's user does not own it)."""
-        try:
-            listed = subprocess.run(["git", "config", "--global", "--get-all", "safe.directory"],
-                                    capture_output=True, text=True, check=False).stdout.split("\n")
-            if workspace not in listed and "*" not in listed:
-                subprocess.run(["git", "config", "--global", "--add", "safe.directory", workspace],
-                               capture_output=True, check=True)
-        except (OSError, subprocess.CalledProcessError) as exc:
-            self.log(f"memshelf-bot: could not mark {workspace} as a safe git directory: {exc}")
 
 
 def fit_summary(text: str, limit: int = SUMMARY_LIMIT) -> str:
@@ -147,4 +149,3 @@ def fit_summary(text: str, limit: int = SUMMARY_LIMIT) -> str:
     head = head[: head.rfind("\n") + 1] if "\n" in head else head
     omitted = len(data) - len(head.encode("utf-8"))
     return head + note.format(omitted=omitted)
-
