@@ -129,7 +129,7 @@ def check(shelf: Shelf, changes: list[Change], *, base_ids: set[str], strict: bo
     `head`, `shelf` is that shelf governed by another policy (the base branch's): the rules and
     the masking use it, while the policy files' own checks are `head`'s, so a change to them is
     validated without applying to the change that makes it."""
-    guard = classify(shelf, changes, base_ids=base_ids, allow=shelf.settings.allow_paths)
+    guard = classify(shelf, changes, base_ids=base_ids, allow=shelf.settings.allow_paths, head=head)
     changed = guard.changed_episodes
     findings = list(guard.findings)
     findings += validate_shelf(shelf, changed=[str(shelf.root / p) for p in changed])

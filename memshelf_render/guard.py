@@ -110,8 +110,9 @@ def config_findings(shelf: Shelf, path: str) -> list[Finding]:
 
 
 def classify(shelf: Shelf, changes: list[Change], *, base_ids: set[str], allow: list[str] | tuple[str, ...] = (),
-             deny: list[str] | tuple[str, ...] | None = None) -> GuardResult:
-    """`deny` defaults to the shelf's `deny_paths` setting."""
+             deny: list[str] | tuple[str, ...] | None = None, head: Shelf | None = None) -> GuardResult:
+    """`deny` defaults to the shelf's `deny_paths` setting. A changed config file is validated as
+    `head` has it (when `shelf` reads another branch's policy, the PR's own files are `head`'s)."""
     from .derived import is_derived
 
     deny = shelf.settings.deny_paths if deny is None else deny
@@ -123,11 +124,11 @@ def classify(shelf: Shelf, changes: list[Change], *, base_ids: set[str], allow: 
         else:
             changes_here = [ch]
         for c in changes_here:
-            _classify_one(shelf, c, base_ids, allow, deny, result, is_derived)
+            _classify_one(shelf, c, base_ids, allow, deny, result, is_derived, head or shelf)
     return result
 
 
-def _classify_one(shelf, c: Change, base_ids, allow, deny, result: GuardResult, is_derived) -> None:
+def _classify_one(shelf, c: Change, base_ids, allow, deny, result: GuardResult, is_derived, head: Shelf) -> None:
     path = c.path
     if c.mode == MODE_SYMLINK and c.status != "removed":
         result.findings.append(Finding("symlink", path, None, "the change adds a symbolic link"))
@@ -159,7 +160,7 @@ def _classify_one(shelf, c: Change, base_ids, allow, deny, result: GuardResult, 
     if is_upkeep(shelf, path) or _allowed(path, allow):
         result.allowed.append(path)
         if c.status != "removed":
-            result.findings.extend(config_findings(shelf, path))
+            result.findings.extend(config_findings(head, path))
         return
     result.other.append(path)
     among = any(path.startswith(root + "/") for root in (shelf.docs_root, ARCHIVE_DIR))
