@@ -180,8 +180,6 @@ def test_subprocess_runs_have_no_traceback_and_stop_quietly_on_a_closed_pipe(tmp
     assert "Traceback" not in err and "BrokenPipe" not in err
 
 
-@pytest.mark.xfail(strict=True, reason="values are masked in derived files by the render-masking part of issue 8 "
-                   "(another change); remove this mark when it lands")
 def test_render_writes_no_secret_into_derived_files(tmp_path: Path) -> None:
     h = hostile_shelf(tmp_path / "shelf", 1)
     assert run_main(["render", str(h.root)]).code == 0

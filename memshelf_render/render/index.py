@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 
 from ..derived import SUBINDEX_NAME, SectionFile, normalize
+from ..escape import terminal
 from ..markup import escape_markup
 from ..redact import mask
 from ..shelf import ARCHIVE_DIR, DocshelfConfig, Shelf
@@ -78,6 +79,12 @@ class Entry:
         return self.path.rsplit("/", 1)[-1]
 
     @property
+    def shown_name(self) -> str:
+        """The file name as INDEX shows it in a code span: credential shapes masked, control and
+        bidi characters as visible escapes, a backtick (which would end the span) as `'`."""
+        return terminal(mask(self.filename)).replace("`", "'")
+
+    @property
     def split_dir(self) -> str:
         return self.path[:-3]
 
@@ -127,12 +134,12 @@ def _plain_entry(entry: Entry, links: Links) -> str:
     title = escape_markup(entry.title)
     if url is not None:
         return f"- [**{title}**]({url}){_desc(entry)}"
-    return f"- **{title}**{_desc(entry)} — `{entry.filename}`"
+    return f"- **{title}**{_desc(entry)} — `{entry.shown_name}`"
 
 
 def _split_block(entry: Entry, cfg: DocshelfConfig, links: Links) -> list[str]:
     url = links.url(entry.path)
-    full = f"[`{entry.filename}`]({url})" if url is not None else f"`{entry.filename}`"
+    full = f"[`{entry.shown_name}`]({url})" if url is not None else f"`{entry.shown_name}`"
     lines = [
         f"### {escape_markup(entry.title)}{_desc(entry)}",
         "",
@@ -190,7 +197,7 @@ def subindex_text(entry: Entry, links: Links, footer_line: str) -> str:
     if entry.description:
         lines += [escape_markup(entry.description), ""]
     lines += [
-        f"Whole document: [`{entry.filename}`]({target(entry.path)}) (~{entry.size // 1024} KB). "
+        f"Whole document: [`{entry.shown_name}`]({target(entry.path)}) (~{entry.size // 1024} KB). "
         "Each chapter below is a file of its own; fetch only the one a question needs.",
         "",
     ]

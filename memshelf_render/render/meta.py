@@ -27,7 +27,7 @@ def meta_entries(records: list[Record], *, archived: bool,
             continue
         title = guard.shown_text(rec.display_title, rec.path, "display_title") if rec.display_title else (
             guard.cell(rec.id, rec.path, "id"))
-        out.setdefault(rec.category, {})[rec.filename] = {
+        out.setdefault(rec.category, {})[guard.cell(rec.filename, rec.path, "its file name")] = {
             "title": title,
             "description": clamp_description(guard.shown_text(rec.description, rec.path, "description")),
         }
