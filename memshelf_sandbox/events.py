@@ -54,10 +54,17 @@ class Events:
     def issue_comment(self, comment: Comment, sender: User) -> None:
         self._emit("issue_comment.created", webhooks.issue_comment(self.repo, comment, sender))
 
+    def _others(self, app_id: int | None) -> bool:
+        """A check run or suite of another App (GitHub Actions): its events are not this hook's."""
+        return self.app is not None and app_id != self.app.id
+
     def check_run(self, run: CheckRun, action: str, sender: User) -> None:
-        self._emit(f"check_run.{action}", webhooks.check_run(self.repo, run, action, sender))
+        if not self._others(run.app_id):
+            self._emit(f"check_run.{action}", webhooks.check_run(self.repo, run, action, sender))
 
     def check_suite(self, suite: CheckSuite, action: str, sender: User) -> None:
+        if self._others(suite.app_id):
+            return
         self._emit(f"check_suite.{action}", webhooks.check_suite(self.repo, suite, action, sender))
 
     def settle(self, sender: User) -> None:

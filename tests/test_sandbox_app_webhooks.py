@@ -10,8 +10,6 @@ import threading
 import time
 import urllib.request
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -20,79 +18,11 @@ import pytest
 
 from memshelf_sandbox import Sandbox, seed_bare_repo, webhooks
 from memshelf_sandbox.app import App
+from tests import sandbox_app_fixtures
+from tests.sandbox_app_fixtures import APP_ID, SECRET, Received, Receiver
 from tests.sandbox_fixtures import raw_request, seed_tree
-from tests.test_sandbox_app import APP_ID, private_pem
 
-SECRET = "It's a Secret to Everybody"
-
-
-@dataclass
-class Received:
-    event: str
-    headers: dict[str, str]
-    raw: bytes
-
-    @property
-    def payload(self) -> dict[str, Any]:
-        return json.loads(self.raw)
-
-    @property
-    def name(self) -> str:
-        action = self.payload.get("action")
-        return f"{self.event}.{action}" if action and self.event != "push" else self.event
-
-
-@dataclass
-class Receiver:
-    """A tiny webhook endpoint: keeps what it got, answers `status`."""
-
-    got: list[Received] = field(default_factory=list)
-    status: int = 202
-    lock: threading.Condition = field(default_factory=threading.Condition)
-    hold: threading.Event = field(default_factory=threading.Event)  # cleared: requests wait until set
-
-    def __post_init__(self) -> None:
-        self.hold.set()
-
-    def wait_for(self, count: int, timeout: float = 30) -> list[Received]:
-        deadline = time.monotonic() + timeout
-        with self.lock:
-            while len(self.got) < count and time.monotonic() < deadline:
-                self.lock.wait(0.1)
-            return list(self.got)
-
-
-@pytest.fixture
-def receiver() -> Iterator[tuple[Receiver, str]]:
-    box = Receiver()
-
-    class Hook(BaseHTTPRequestHandler):
-        def log_message(self, *args: Any) -> None:
-            pass
-
-        def do_POST(self) -> None:
-            raw = self.rfile.read(int(self.headers["Content-Length"]))
-            box.hold.wait()
-            with box.lock:
-                box.got.append(Received(self.headers["X-GitHub-Event"], dict(self.headers), raw))
-                box.lock.notify_all()
-            self.send_response(box.status)
-            self.send_header("Content-Length", "2")
-            self.end_headers()
-            self.wfile.write(b"ok")
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Hook)
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    yield box, f"http://127.0.0.1:{server.server_address[1]}/webhook"
-    server.shutdown()
-    server.server_close()
-
-
-@pytest.fixture(scope="module")
-def pem() -> bytes:
-    return private_pem()
-
+pem, receiver = sandbox_app_fixtures.pem, sandbox_app_fixtures.receiver
 
 @pytest.fixture
 def hooked(tmp_path: Path, pem: bytes, receiver: tuple[Receiver, str]) -> Iterator[tuple[Sandbox, Receiver]]:
