@@ -1,10 +1,21 @@
 """The sandbox's HTTP front: routing to repositories and to the App, and `memshelf-bot sandbox`.
 
-One `ThreadingHTTPServer` on loopback serves one or more repositories and answers four kinds of
+One `ThreadingHTTPServer` on loopback serves one or more repositories (`--repo BARE --name
+OWNER/REPO`, repeatable; object ids never collide between them) and answers five kinds of
 request: git smart HTTP under `/<owner>/<repo>.git/`, `POST /graphql`, the REST API (also under
-`/api/v3`, as on GitHub Enterprise), and the App's endpoints (`/app…`, authenticated by the App's
-JWT; see `app.py`). Every REST request is matched to an operation of GitHub's OpenAPI
-description, and handled by the repository's `Core` (see `core.py`) or by `routes_app`.
+`/api/v3`, as on GitHub Enterprise), the App's endpoints (`/app…` and
+`/repos/{owner}/{repo}/installation`, authenticated by the App's JWT; see `app.py`), and the
+sandbox's own control surface under `/_sandbox/` (no authentication; not GitHub's API):
+
+- `GET /_sandbox/deliveries`: every webhook delivery, newest first, with request and response;
+- `POST /_sandbox/deliveries/{id}/redeliver`: send a recorded delivery again (202);
+- `POST /_sandbox/webhooks/mode` `{"drop_next": n, "duplicate_next": n}`: record the next n
+  deliveries as failed without sending them / send each of the next n twice (same guid);
+- `POST /_sandbox/webhooks/wait` `{"timeout": seconds}`: block until every queued delivery was
+  attempted, answering `{"idle": true|false}`.
+
+Every REST request is matched to an operation of GitHub's OpenAPI description, and handled by
+the repository's `Core` (see `core.py`) or by `routes_app`/`routes_hooks`.
 """
 
 from __future__ import annotations
@@ -193,15 +204,7 @@ class SandboxServer(ThreadingHTTPServer):
         return core.rest(method, path, query, raw, headers, matched)
 
     def control(self, method: str, path: str, raw: bytes) -> tuple[int, Any]:
-        """The sandbox's own switches (not GitHub's API; no authentication, loopback only):
-
-        - `GET deliveries`: every delivery record, newest first, with request and response;
-        - `POST deliveries/{id}/redeliver`: send a recorded delivery again (202, the new record);
-        - `POST webhooks/mode` `{"drop_next": n, "duplicate_next": n}`: drop (record as failed,
-          do not send) or send twice the next n deliveries; answers the mode now in force;
-        - `POST webhooks/wait` `{"timeout": seconds}`: block until every queued delivery was
-          attempted; `{"idle": true|false}`.
-        """
+        """The `/_sandbox/` switches listed in the module docstring; `path` is what follows it."""
         hooks = self.deliveries
         if hooks is None:
             return 404, {"message": "this sandbox delivers no webhooks (no --webhook-url)"}

@@ -15,6 +15,7 @@ from typing import Any
 
 import jwt
 import pytest
+from github import InputGitTreeElement
 
 from memshelf_sandbox import Sandbox, seed_bare_repo, webhooks
 from memshelf_sandbox.app import App
@@ -219,3 +220,32 @@ def test_delivery_never_blocks_the_request(hooked: tuple[Sandbox, Receiver], tmp
         box.hold.set()
         safety.cancel()
     assert [g.name for g in box.wait_for(3)] == ["push", "check_suite.requested", "pull_request.opened"]
+
+
+def test_closed_reopened_and_api_pushes_by_the_app(hooked: tuple[Sandbox, Receiver], tmp_path: Path,
+                                                   pem: bytes) -> None:
+    """Closing without merging and reopening are events too; a ref moved through the Git Data API
+    with an installation token is a push whose sender is the App's bot."""
+    sb, box = hooked
+    from github import Auth, Github
+
+    assert sb.app is not None
+    auth = Auth.AppAuth(APP_ID, pem.decode()).get_installation_auth(next(iter(sb.app.installations)))
+    repo = Github(auth=auth, base_url=sb.api_url, retry=None).get_repo("octo/shelf")
+    main = repo.get_branch("main").commit
+    blob = repo.create_git_blob("f\n", "utf-8")
+    tree = repo.create_git_tree([InputGitTreeElement("docs/f.md", "100644", "blob", sha=blob.sha)],
+                                base_tree=repo.get_git_tree(main.sha))
+    made = repo.create_git_commit("add f", tree, [repo.get_git_commit(main.sha)])
+    repo.create_git_ref("refs/heads/shelve/f", made.sha)
+    pr = repo.create_pull(title="f", body="", head="shelve/f", base="main")
+    pr.edit(state="closed")
+    pr.edit(state="open")
+    got = box.wait_for(5)
+    assert [g.name for g in got] == ["push", "check_suite.requested", "pull_request.opened",
+                                     "pull_request.closed", "pull_request.reopened"]
+    assert got[0].payload["sender"]["login"] == "memshelf-bot[bot]"
+    assert got[0].payload["head_commit"]["author"]["email"].endswith("+memshelf-bot[bot]@users.noreply.github.com")
+    assert got[3].payload["pull_request"]["merged"] is False
+    for g in got:
+        assert_genuine(sb, g)
