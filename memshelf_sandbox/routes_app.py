@@ -140,7 +140,7 @@ def create_token(ctx: AppContext) -> Reply:
                   or core.state.repo.id in ids]
     permissions = dict(asked) if asked else dict(ctx.app.permissions)
     permissions.setdefault("metadata", "read")
-    scope = frozenset(core.state.repo.full_name.lower() for core in chosen) if chosen is not None else None
+    scope = frozenset(core.state.repo.full_name.lower() for core in (covered if chosen is None else chosen))
     token, principal = ctx.app.mint(inst, permissions, scope)
     for core in covered:
         core.state.users.setdefault(principal.user.login, principal.user)

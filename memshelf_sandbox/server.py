@@ -148,14 +148,16 @@ class SandboxServer(ThreadingHTTPServer):
         self.log = CallLog(log) if log is not None else None
         self.deliveries: Deliveries | None = None
         self.cores: dict[str, Core] = {}
+        owner_ids: dict[str, int] = {}
         for index, (path, full_name) in enumerate([(Path(bare), name), *((Path(b), n) for b, n in more)]):
             core = Core(path, full_name, self.api_url, token, index, self.problems)
             key = core.state.repo.full_name.lower()
             if key in self.cores:
                 raise ValueError(f"two repositories named {full_name}")
+            settings = core.state.repo
+            settings.owner_id = owner_ids.setdefault(settings.owner.lower(), settings.owner_id + len(owner_ids))
             core.app, core.log, core.repo.views.installed_app = app, self.log, app
             if app is not None:
-                settings = core.state.repo
                 app.install(settings.owner, settings.owner_id, settings.owner_type)
                 core.state.users[app.bot.login] = app.bot
             self.cores[key] = core

@@ -244,3 +244,20 @@ def test_cli_serves_several_repositories_for_one_app(tmp_path: Path, pem: bytes)
         proc.terminate()
         proc.wait(timeout=30)
     assert proc.returncode == 0
+
+
+def test_one_installation_per_owner(tmp_path: Path, pem: bytes) -> None:
+    """A token of one owner's installation reaches none of another owner's repositories."""
+    bare, other = tmp_path / "a.git", tmp_path / "b.git"
+    seed_bare_repo(seed_tree(tmp_path / "seed"), bare)
+    seed_bare_repo(seed_tree(tmp_path / "seed2"), other)
+    with Sandbox.start(bare, "octo/shelf", app=App.from_private_key(APP_ID, pem),
+                       more=[(other, "elsewhere/shelf")]) as sb:
+        gi = integration(sb, pem)
+        mine, theirs = gi.get_repo_installation("octo", "shelf"), gi.get_repo_installation("elsewhere", "shelf")
+        assert mine.id != theirs.id and theirs.account.login == "elsewhere"
+        assert theirs.account.id != mine.account.id
+        token = gi.get_access_token(mine.id).token
+        assert raw_request(sb, "GET", "/repos/octo/shelf", token=token)[0] == 200
+        assert raw_request(sb, "GET", "/repos/elsewhere/shelf", token=token)[0] == 404
+        assert sb.validation_errors == []
