@@ -261,3 +261,22 @@ def test_one_installation_per_owner(tmp_path: Path, pem: bytes) -> None:
         assert raw_request(sb, "GET", "/repos/octo/shelf", token=token)[0] == 200
         assert raw_request(sb, "GET", "/repos/elsewhere/shelf", token=token)[0] == 404
         assert sb.validation_errors == []
+
+
+def test_commits_github_makes_itself_are_verified(app_sandbox: Sandbox, pem: bytes) -> None:
+    """A Git Data API commit without author/committer is GitHub's own, so it shows as verified;
+    one with an explicit author does not."""
+    from github import InputGitAuthor
+
+    gi = integration(app_sandbox, pem)
+    token = gi.get_access_token(gi.get_repo_installation("octo", "shelf").id).token
+    repo = Github(auth=Auth.Token(token), base_url=app_sandbox.api_url, retry=None).get_repo("octo/shelf")
+    main = repo.get_git_commit(repo.get_branch("main").commit.sha)
+    plain = repo.create_git_commit("render", main.tree, [main])
+    authored = repo.create_git_commit("render", main.tree, [main],
+                                      author=InputGitAuthor("Bot", "bot@example.com"))
+    assert plain.raw_data["verification"]["verified"] is True
+    assert repo.get_commit(plain.sha).commit.raw_data["verification"]["reason"] == "valid"
+    assert authored.raw_data["verification"] == {"verified": False, "reason": "unsigned", "signature": None,
+                                                 "payload": None, "verified_at": None}
+    assert plain.author.name == "memshelf-bot[bot]"
