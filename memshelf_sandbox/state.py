@@ -243,6 +243,7 @@ class State:
         self.check_suites: dict[int, CheckSuite] = {}
         self.labels: dict[str, Label] = {}
         self.protection: dict[str, Protection] = {}
+        self.signed_only: set[str] = set()  # branches whose ruleset requires verified signatures
         self.users: dict[str, User] = {ACTIONS_BOT.login: ACTIONS_BOT}
         self.collaborators: dict[str, str] = {settings.owner: "admin", ACTIONS_BOT.login: "write"}
         self.tokens: dict[str, Principal] = {}

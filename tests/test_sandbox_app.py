@@ -280,3 +280,22 @@ def test_commits_github_makes_itself_are_verified(app_sandbox: Sandbox, pem: byt
     assert authored.raw_data["verification"] == {"verified": False, "reason": "unsigned", "signature": None,
                                                  "payload": None, "verified_at": None}
     assert plain.author.name == "memshelf-bot[bot]"
+
+
+def test_ruleset_requiring_signed_commits(app_sandbox: Sandbox, pem: bytes) -> None:
+    """Only commits GitHub signed move a branch whose ruleset requires verified signatures."""
+    from github import GithubException, InputGitAuthor
+
+    app_sandbox.require_signed_commits("main")
+    gi = integration(app_sandbox, pem)
+    token = gi.get_access_token(gi.get_repo_installation("octo", "shelf").id).token
+    repo = Github(auth=Auth.Token(token), base_url=app_sandbox.api_url, retry=None).get_repo("octo/shelf")
+    main = repo.get_git_commit(repo.get_branch("main").commit.sha)
+    ref = repo.get_git_ref("heads/main")
+    authored = repo.create_git_commit("render", main.tree, [main], author=InputGitAuthor("Bot", "bot@example.com"))
+    with pytest.raises(GithubException) as refused:
+        ref.edit(authored.sha)
+    assert refused.value.status == 422 and refused.value.data["message"].startswith("Repository rule violations found")
+    plain = repo.create_git_commit("render", main.tree, [main])
+    ref.edit(plain.sha)
+    assert app_sandbox.store.ref("refs/heads/main") == plain.sha
