@@ -120,10 +120,7 @@ class Core:
         if token and principal is None:
             reply = error(401, "Bad credentials")
         elif (fault := self.faults.take(method, path)) is not None:
-            data = dict(fault.body) if isinstance(fault.body, dict) else fault.body
-            if isinstance(data, dict):
-                data.setdefault("documentation_url", doc)
-            reply = Reply(fault.status, data, dict(fault.headers))
+            reply = Reply(fault.status, fault.body_for(doc), dict(fault.headers))
         elif op is None or matched is None:
             reply = error(404, "Not Found")
         else:

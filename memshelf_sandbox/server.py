@@ -258,6 +258,8 @@ class SandboxServer(ThreadingHTTPServer):
         reply: Reply
         if self.app is None:
             reply = error(404, "Not Found")
+        elif (fault := self.core.faults.take(method, path)) is not None:  # the first repository's book
+            reply = Reply(fault.status, fault.body_for(doc), dict(fault.headers))
         elif not looks_like_jwt(token):
             reply = error(401, "A JSON web token could not be decoded")
         else:

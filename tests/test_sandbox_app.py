@@ -299,3 +299,11 @@ def test_ruleset_requiring_signed_commits(app_sandbox: Sandbox, pem: bytes) -> N
     plain = repo.create_git_commit("render", main.tree, [main])
     ref.edit(plain.sha)
     assert app_sandbox.store.ref("refs/heads/main") == plain.sha
+
+
+def test_faults_reach_the_app_endpoints(app_sandbox: Sandbox, pem: bytes) -> None:
+    """A 502 on the token endpoint once (the App's retry path), then tokens again."""
+    inst = _installation(app_sandbox)
+    app_sandbox.faults.server_error(502, "POST", rf"/app/installations/{inst}/access_tokens")
+    assert _mint(app_sandbox, pem, {})[0] == 502
+    assert _mint(app_sandbox, pem, {})[0] == 201
