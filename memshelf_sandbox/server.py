@@ -11,6 +11,7 @@ sandbox's own control surface under `/_sandbox/` (no authentication; not GitHub'
 - `POST /_sandbox/deliveries/{id}/redeliver`: send a recorded delivery again (202);
 - `POST /_sandbox/webhooks/mode` `{"drop_next": n, "duplicate_next": n}`: record the next n
   deliveries as failed without sending them / send each of the next n twice (same guid);
+- `POST /_sandbox/webhooks/ping`: deliver the `ping` GitHub sends when a hook is set up (202);
 - `POST /_sandbox/webhooks/wait` `{"timeout": seconds}`: block until every queued delivery was
   attempted, answering `{"idle": true|false}`.
 
@@ -33,7 +34,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from . import routes_hooks, smart_http
+from . import routes_hooks, smart_http, webhooks
 from .api import ApiError, Reply
 from .app import App, JwtRefused, looks_like_jwt
 from .calllog import CallLog
@@ -226,6 +227,13 @@ class SandboxServer(ThreadingHTTPServer):
                 return 200, hooks.mode(body.get("drop_next"), body.get("duplicate_next"))
             except TypeError:
                 return 422, {"message": "drop_next and duplicate_next are numbers"}
+        if method == "POST" and parts == ["webhooks", "ping"]:
+            events = self.app.events if self.app else ["*"]
+            payload = webhooks.ping(self.core.repo, hooks.hook_id, hooks.url, events, self.app.id if self.app else None)
+            for problem in webhooks.errors("ping", payload):
+                self.problems.add(f"webhook ping {problem}")
+            sent = hooks.send("ping", None, payload, None, None if self.app else self.core.state.repo.id)
+            return 202, {"id": sent.id, "guid": sent.guid}
         if method == "POST" and parts == ["webhooks", "wait"]:
             return 200, {"idle": hooks.wait_idle(float(body.get("timeout", 30)))}
         return 404, {"message": "Not Found"}

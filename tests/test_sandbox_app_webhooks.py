@@ -249,3 +249,12 @@ def test_closed_reopened_and_api_pushes_by_the_app(hooked: tuple[Sandbox, Receiv
     assert got[3].payload["pull_request"]["merged"] is False
     for g in got:
         assert_genuine(sb, g)
+
+
+def test_ping(hooked: tuple[Sandbox, Receiver]) -> None:
+    sb, box = hooked
+    assert raw_request(sb, "POST", "/_sandbox/webhooks/ping", b"")[0] == 202
+    got = box.wait_for(1)[0]
+    assert got.event == "ping" and webhooks.errors("ping", got.payload) == []
+    assert got.payload["hook"]["app_id"] == APP_ID and got.payload["hook"]["type"] == "App"
+    assert str(got.payload["hook_id"]) == got.headers["X-GitHub-Hook-ID"]
