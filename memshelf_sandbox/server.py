@@ -167,14 +167,18 @@ class SandboxServer(ThreadingHTTPServer):
         if webhook is not None:
             url, secret = webhook
             target = ("integration", app.id) if app else ("repository", self.core.state.repo.id)
-            self.deliveries = Deliveries(url, secret, 400_000_000 + target[1], *target)
+            self.deliveries = Deliveries(url, secret, 400_000_000 + target[1], *target, check=self._check_webhook)
             for core in self.cores.values():
-                core.repo.events = Events(core.repo, self.deliveries, app, self.problems)
+                core.repo.events = Events(core.repo, self.deliveries, app)
 
     @property
     def api_url(self) -> str:
         host, port = self.server_address[:2]
         return f"http://{host}:{port}"
+
+    def _check_webhook(self, name: str, payload: dict[str, Any]) -> None:
+        for problem in webhooks.errors(name, payload):
+            self.problems.add(f"webhook {name} {problem}")
 
     def server_close(self) -> None:
         super().server_close()
@@ -230,8 +234,6 @@ class SandboxServer(ThreadingHTTPServer):
         if method == "POST" and parts == ["webhooks", "ping"]:
             events = self.app.events if self.app else ["*"]
             payload = webhooks.ping(self.core.repo, hooks.hook_id, hooks.url, events, self.app.id if self.app else None)
-            for problem in webhooks.errors("ping", payload):
-                self.problems.add(f"webhook ping {problem}")
             sent = hooks.send("ping", None, payload, None, None if self.app else self.core.state.repo.id)
             return 202, {"id": sent.id, "guid": sent.guid}
         if method == "POST" and parts == ["webhooks", "wait"]:

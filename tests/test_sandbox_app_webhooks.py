@@ -32,6 +32,7 @@ def hooked(tmp_path: Path, pem: bytes, receiver: tuple[Receiver, str]) -> Iterat
     app = App.from_private_key(APP_ID, pem)
     with Sandbox.start(bare, "octo/shelf", app=app, webhook=(receiver[1], SECRET)) as sb:
         yield sb, receiver[0]
+        assert sb.deliveries.wait_idle(60), "deliveries still pending at the end of the test"
         assert sb.validation_errors == [], "a response or webhook broke GitHub's descriptions"
 
 
