@@ -3,8 +3,8 @@ GraphQL answers about it.
 
 Every REST request reaching a `Core` was matched to an operation of GitHub's OpenAPI
 description by the server; the core authenticates it, validates it, handles it, and validates
-its answer again; an answer the description rejects is a sandbox bug and lands in
-`validation_errors` (tests assert the list stays empty).
+its answer again; an answer the description rejects is a sandbox bug and lands in the server's
+`Problems` (`Sandbox.validation_errors`; tests assert the list stays empty).
 """
 
 from __future__ import annotations
@@ -65,10 +65,6 @@ class Core:
         self.app: App | None = None
         self.log: CallLog | None = None
         self._problems = problems or Problems()
-
-    @property
-    def validation_errors(self) -> list[str]:
-        return self._problems.items
 
     def principal(self, token: str | None) -> Principal | None:
         """Who a token is: one of the App's installation tokens (None once expired), a token the

@@ -132,7 +132,6 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(payload)
 
 
-
 class SandboxServer(ThreadingHTTPServer):
     """A listening sandbox: `cores` holds its repositories (the first is `core`), `app` the GitHub
     App it plays GitHub for (None without `--app-id`)."""
