@@ -46,6 +46,7 @@ from .routes_app import APP_ROUTES, AppContext
 
 JWT_DOCS = "https://docs.github.com/rest/apps/apps"
 CONTROL = "/_sandbox/"
+INSTALLATION_REPOSITORIES = "GET /installation/repositories"
 APP_ROUTE_MODULES = (routes_hooks,)  # importing it adds the deliveries API to APP_ROUTES
 
 
@@ -204,10 +205,43 @@ class SandboxServer(ThreadingHTTPServer):
         matched = self.api.match(method, path)
         if matched is not None and matched[0].key in APP_ROUTES:
             return self.app_rest(method, path, query, raw, headers, matched)
+        if matched is not None and matched[0].key == INSTALLATION_REPOSITORIES:
+            return self.installation_repositories(path, query, headers, matched[0])
         core = self.core
         if matched is not None and "owner" in matched[1]:
             core = self.cores.get(f"{matched[1]['owner']}/{matched[1].get('repo', '')}".lower(), self.core)
         return core.rest(method, path, query, raw, headers, matched)
+
+    def installation_repositories(self, path: str, query: dict[str, list[str]], headers: dict[str, str],
+                                  op: Any) -> Reply:
+        """`GET /installation/repositories`: what an installation token may reach (PyGithub's
+        `Installation.get_repos`)."""
+        principal = self.core.principal(smart_http.token_from(headers.get("authorization")))
+        doc = op.documentation_url or JWT_DOCS
+        values, problem = self.api.coerce_query(op, query)
+        if principal is None:
+            reply = Reply(401, {"message": "Bad credentials", "documentation_url": doc, "status": "401"})
+        elif principal.grant is None:
+            reply = Reply(403, {"message": "This endpoint needs an installation access token",
+                                "documentation_url": doc, "status": "403"})
+        elif problem is not None:
+            reply = Reply(problem.status, {"message": problem.message, "errors": problem.errors,
+                                           "documentation_url": doc, "status": str(problem.status)})
+        else:
+            grant = principal.grant
+            cores = [core for key, core in self.cores.items() if grant.covers(key)]
+            installation = self.app.installations[grant.installation_id] if self.app else None
+            everything = [core for core in self.cores.values()
+                          if installation and core.state.repo.owner.lower() == installation.account.lower()]
+            per_page, page = max(1, min(values.get("per_page") or 30, 100)), max(1, values.get("page") or 1)
+            chunk = cores[(page - 1) * per_page: page * per_page]
+            reply = Reply(200, {"total_count": len(cores),
+                                "repository_selection": "all" if len(cores) == len(everything) else "selected",
+                                "repositories": [core.repo.views.repository(full=False) for core in chunk]})
+        for text in self.api.validate_response(op, reply.status, reply.body):
+            self.problems.add(text)
+        self.core.record("GET", path, query, None, reply.status, principal.user.login if principal else None)
+        return reply
 
     def control(self, method: str, path: str, raw: bytes) -> tuple[int, Any]:
         """The `/_sandbox/` switches listed in the module docstring; `path` is what follows it."""

@@ -85,6 +85,7 @@ OPERATIONS: list[tuple[str, str]] = [
     ("GET", "/app/installations"),
     ("GET", "/app/installations/{installation_id}"),
     ("POST", "/app/installations/{installation_id}/access_tokens"),
+    ("GET", "/installation/repositories"),
     ("GET", f"{R}/installation"),
     ("GET", "/app/hook/deliveries"),
     ("GET", "/app/hook/deliveries/{delivery_id}"),

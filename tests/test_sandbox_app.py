@@ -307,3 +307,14 @@ def test_faults_reach_the_app_endpoints(app_sandbox: Sandbox, pem: bytes) -> Non
     app_sandbox.faults.server_error(502, "POST", rf"/app/installations/{inst}/access_tokens")
     assert _mint(app_sandbox, pem, {})[0] == 502
     assert _mint(app_sandbox, pem, {})[0] == 201
+
+
+def test_installation_lists_its_repositories(app_sandbox: Sandbox, pem: bytes) -> None:
+    """PyGithub's `Installation.get_repos()`: every repository of the installation, or the token's few."""
+    gi = integration(app_sandbox, pem)
+    inst = gi.get_repo_installation("octo", "shelf")
+    assert sorted(r.full_name for r in inst.get_repos()) == ["octo/other", "octo/shelf"]
+    _, data = _mint(app_sandbox, pem, {"repositories": ["other"]})
+    status, body, _ = raw_request(app_sandbox, "GET", "/installation/repositories", token=data["token"])
+    assert (status, body["total_count"], body["repository_selection"]) == (200, 1, "selected")
+    assert raw_request(app_sandbox, "GET", "/installation/repositories", token="ghs_sandbox")[0] == 403
