@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from .app import App
+from .core import Core
+from .delivery import Deliveries
 from .faults import Faults
 from .gitstore import GitStore
 from .repo import Repository
@@ -26,11 +29,14 @@ class Sandbox:
 
     @classmethod
     @contextmanager
-    def start(cls, bare: Path, name: str = "octo/shelf", token: str | None = None,
-              **settings: Any) -> Iterator[Sandbox]:
-        """Serve `bare` as `name` until the block ends; `settings` set RepoSettings fields
-        (e.g. `allow_auto_merge=True`); `token` pins the one accepted token."""
-        server = SandboxServer(Path(bare), name, token=token)
+    def start(cls, bare: Path, name: str = "octo/shelf", token: str | None = None, *, app: App | None = None,
+              more: Sequence[tuple[Path, str]] = (), log: Path | None = None,
+              webhook: tuple[str, str] | None = None, **settings: Any) -> Iterator[Sandbox]:
+        """Serve `bare` as `name` (and `more` bare repositories under their names) until the block
+        ends; `settings` set RepoSettings fields of the first (e.g. `allow_auto_merge=True`);
+        `token` pins the one accepted token; `app` is the GitHub App the sandbox plays GitHub for;
+        `webhook` = (url, secret) makes it deliver signed webhooks; `log` is `--log FILE`."""
+        server = SandboxServer(Path(bare), name, token=token, more=more, app=app, log=log, webhook=webhook)
         for key, value in settings.items():
             if not hasattr(server.core.state.repo, key):
                 raise TypeError(f"unknown repository setting {key!r}")
@@ -47,6 +53,21 @@ class Sandbox:
     @property
     def state(self) -> State:
         return self._server.core.state
+
+    @property
+    def app(self) -> App | None:
+        return self._server.app
+
+    @property
+    def deliveries(self) -> Deliveries:
+        """The webhook deliveries (only with `webhook=`): records, `mode`, `redeliver`, `wait_idle`."""
+        if self._server.deliveries is None:
+            raise RuntimeError("this sandbox was started without webhook=(url, secret)")
+        return self._server.deliveries
+
+    def core(self, full_name: str) -> Core:
+        """Another repository of this sandbox (`more` of `start`) by its full name."""
+        return self._server.cores[full_name.lower()]
 
     @property
     def repo(self) -> Repository:
@@ -67,7 +88,7 @@ class Sandbox:
 
     @property
     def validation_errors(self) -> list[str]:
-        return list(self._server.core.validation_errors)
+        return list(self._server.problems.items)
 
     @property
     def full_name(self) -> str:
@@ -86,6 +107,12 @@ class Sandbox:
         """Branch protection requiring these status contexts / check names before merging."""
         with self.state.lock:
             self.state.protection[branch] = Protection(list(required_contexts))
+
+    def require_signed_commits(self, branch: str) -> None:
+        """A ruleset on `branch` requiring verified signatures: a ref update through the API that
+        brings an unsigned commit is refused with GitHub's "Repository rule violations found"."""
+        with self.state.lock:
+            self.state.signed_only.add(branch)
 
     def open_fork_pull(self, fork: str, branch: str, sha: str, title: str, user: str,
                        base: str = "main", maintainer_can_modify: bool = False) -> int:
