@@ -16,6 +16,7 @@ from bot.app.signature import sign, verify
 from bot.app.store import DeliveryState, delivery_key
 from bot.app.wsgi import MAX_BODY, WebhookApp
 from tests.app_helpers import SECRET, Recorder, call, delivery_headers, pull_payload, push_payload
+from tests.app_redis import flush, redis_url  # noqa: F401  (the fixture)
 
 GITHUB_VECTOR = "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17"
 
@@ -42,8 +43,8 @@ class FakeTokens:
 
 
 class World:
-    def __init__(self, tmp: Path) -> None:
-        self.backend = open_backend(tmp / "data", None)
+    def __init__(self, tmp: Path, redis: str | None) -> None:
+        self.backend = open_backend(tmp / "data", redis)
         self.queue: list[str] = []
         self.handler = Recorder()
         self.runtime = jobs.Runtime(self.backend, FakeTokens(), self.handler)  # type: ignore[arg-type]
@@ -75,9 +76,14 @@ class World:
         return record.state
 
 
-@pytest.fixture
-def world(tmp_path: Path) -> World:
-    return World(tmp_path)
+@pytest.fixture(params=["sqlite", "redis"])
+def world(request: pytest.FixtureRequest, tmp_path: Path) -> World:
+    """The same front door and jobs on each store (and queue) backend."""
+    redis = None
+    if request.param == "redis":
+        redis = request.getfixturevalue("redis_url")
+        flush(redis)
+    return World(tmp_path, redis)
 
 
 def test_missing_or_wrong_signature_is_401_and_nothing_is_enqueued(world: World) -> None:
