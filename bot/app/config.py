@@ -15,11 +15,12 @@ from urllib.parse import urlsplit
 from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
 from cryptography.hazmat.primitives.serialization import load_pem_private_key
 
+from .options import DEFAULT_GITHUB_URL
+
 APP_ID = "MEMSHELF_BOT_APP_ID"
 PRIVATE_KEY = "MEMSHELF_BOT_PRIVATE_KEY"
 PRIVATE_KEY_FILE = "MEMSHELF_BOT_PRIVATE_KEY_FILE"
 WEBHOOK_SECRET = "MEMSHELF_BOT_WEBHOOK_SECRET"
-DEFAULT_GITHUB_URL = "https://api.github.com"
 
 
 class ConfigError(ValueError):

@@ -1,7 +1,8 @@
 """The store in one SQLite file (the embedded default: one machine, nothing to install).
 
-Each process opens its own connection (a forked worker never reuses its parent's); every
-read-modify-write runs inside `BEGIN IMMEDIATE`, so concurrent processes take turns.
+Each thread of each process opens its own connection (a forked worker never reuses its
+parent's, the server's request threads never share one); every read-modify-write runs inside
+`BEGIN IMMEDIATE`, so concurrent writers take turns.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -60,19 +62,20 @@ def _labels(labels: Labels) -> str:
 class SqliteStore:
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._conn: sqlite3.Connection | None = None
-        self._pid = 0
+        self._local = threading.local()
 
     @property
     def conn(self) -> sqlite3.Connection:
-        if self._conn is None or self._pid != os.getpid():
+        local = self._local
+        if getattr(local, "pid", None) != os.getpid():
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+            conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+            conn.execute("PRAGMA busy_timeout=30000")
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.executescript(SCHEMA)
-            self._conn, self._pid = conn, os.getpid()
-        return self._conn
+            local.conn, local.pid = conn, os.getpid()
+        return local.conn
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
