@@ -53,7 +53,8 @@ def create_comment(ctx: Context) -> Reply:
     principal = ctx.principal
     with ctx.state.lock:
         comment = Comment(ctx.state.next_id(), pr.number, ctx.body["body"], ctx.actor(),
-                          via_app=bool(principal and principal.integration))
+                          via_app=bool(principal and principal.integration),
+                          app_id=principal.app_id if principal else None)
         ctx.state.comments[comment.id] = comment
         pr.updated_at = now()
     data = ctx.views.comment(comment)

@@ -213,8 +213,11 @@ def create_check_run(ctx: Context) -> Reply:
         raise ApiError(403, "You must authenticate via a GitHub App.")
     if ctx.store.object_type(ctx.body["head_sha"]) != "commit":
         raise validation_failed({"resource": "CheckRun", "code": "invalid", "field": "head_sha"})
+    app_id = ctx.principal.app_id if ctx.principal else None
     with ctx.state.lock:
-        run = CheckRun(ctx.state.next_id(), ctx.body["head_sha"], ctx.body["name"])
+        suite = ctx.state.suite_for(ctx.body["head_sha"], app_id, None)
+        run = CheckRun(ctx.state.next_id(), ctx.body["head_sha"], ctx.body["name"], suite_id=suite.id,
+                       app_id=app_id)
         _apply(run, ctx.body)
         ctx.state.check_runs[run.id] = run
     return Reply(201, _run_json(ctx, run))

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from .app import App
+from .core import Core
 from .faults import Faults
 from .gitstore import GitStore
 from .repo import Repository
@@ -26,11 +28,13 @@ class Sandbox:
 
     @classmethod
     @contextmanager
-    def start(cls, bare: Path, name: str = "octo/shelf", token: str | None = None,
+    def start(cls, bare: Path, name: str = "octo/shelf", token: str | None = None, *, app: App | None = None,
+              more: Sequence[tuple[Path, str]] = (), log: Path | None = None,
               **settings: Any) -> Iterator[Sandbox]:
-        """Serve `bare` as `name` until the block ends; `settings` set RepoSettings fields
-        (e.g. `allow_auto_merge=True`); `token` pins the one accepted token."""
-        server = SandboxServer(Path(bare), name, token=token)
+        """Serve `bare` as `name` (and `more` bare repositories under their names) until the block
+        ends; `settings` set RepoSettings fields of the first (e.g. `allow_auto_merge=True`);
+        `token` pins the one accepted token; `app` is the GitHub App the sandbox plays GitHub for."""
+        server = SandboxServer(Path(bare), name, token=token, more=more, app=app, log=log)
         for key, value in settings.items():
             if not hasattr(server.core.state.repo, key):
                 raise TypeError(f"unknown repository setting {key!r}")
@@ -47,6 +51,14 @@ class Sandbox:
     @property
     def state(self) -> State:
         return self._server.core.state
+
+    @property
+    def app(self) -> App | None:
+        return self._server.app
+
+    def core(self, full_name: str) -> Core:
+        """Another repository of this sandbox (`more` of `start`) by its full name."""
+        return self._server.cores[full_name.lower()]
 
     @property
     def repo(self) -> Repository:
@@ -67,7 +79,7 @@ class Sandbox:
 
     @property
     def validation_errors(self) -> list[str]:
-        return list(self._server.core.validation_errors)
+        return list(self._server.problems.items)
 
     @property
     def full_name(self) -> str:

@@ -1,10 +1,10 @@
-"""The sandbox's HTTP front: routing, auth, faults, validation, the call log, `memshelf-bot sandbox`.
+"""The sandbox's HTTP front: routing to repositories and to the App, and `memshelf-bot sandbox`.
 
-One `ThreadingHTTPServer` on loopback answers three kinds of request: git smart HTTP under
-`/<owner>/<repo>.git/`, `POST /graphql`, and the REST API (also under `/api/v3`, as on GitHub
-Enterprise). Every REST request is matched to an operation of GitHub's OpenAPI description,
-validated, handled, and its answer validated again; an answer the description rejects is a
-sandbox bug and lands in `validation_errors` (tests assert the list stays empty).
+One `ThreadingHTTPServer` on loopback serves one or more repositories and answers four kinds of
+request: git smart HTTP under `/<owner>/<repo>.git/`, `POST /graphql`, the REST API (also under
+`/api/v3`, as on GitHub Enterprise), and the App's endpoints (`/app…`, authenticated by the App's
+JWT; see `app.py`). Every REST request is matched to an operation of GitHub's OpenAPI
+description, and handled by the repository's `Core` (see `core.py`) or by `routes_app`.
 """
 
 from __future__ import annotations
@@ -16,148 +16,21 @@ import sys
 import threading
 import time
 import uuid
+from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from . import graphql, routes_git, routes_issues, routes_pulls, routes_repo, smart_http
-from .api import ROUTES, ApiError, Context, Reply
-from .faults import Faults
-from .gitstore import GitError, GitStore
+from . import smart_http
+from .api import ApiError, Reply
+from .app import App, JwtRefused, looks_like_jwt
+from .calllog import CallLog
+from .core import Core, Problems
 from .openapi import description
-from .repo import Repository
-from .state import PERMISSIONS, Call, RepoSettings, State
+from .routes_app import APP_ROUTES, AppContext
 
-ROUTE_MODULES = (routes_git, routes_issues, routes_pulls, routes_repo)  # importing them fills ROUTES
-REST_DOCS = "https://docs.github.com/rest"
-GRAPHQL_DOCS = "https://docs.github.com/graphql"
-
-
-class Core:
-    """Everything behind the socket: the repository, its state, faults, validation, calls."""
-
-    def __init__(self, bare: Path, name: str, base_url: str, token: str | None = None) -> None:
-        owner, _, repo = name.partition("/")
-        if not owner or not repo or "/" in repo:
-            raise ValueError(f"--name must be OWNER/REPO, got {name!r}")
-        store = GitStore(bare)
-        head = store.out("symbolic-ref", "--short", "HEAD") or "main"
-        self.state = State(RepoSettings(owner, repo, default_branch=head))
-        if token is not None:
-            self.state.pin_token(token)
-        self.repo = Repository(store, self.state, base_url)
-        self.api = description()
-        self.faults = Faults(f"/repos/{owner}/{repo}", self._delete_comment)
-        self.validation_errors: list[str] = []
-        self._errors_lock = threading.Lock()
-
-    def _delete_comment(self, comment_id: int) -> bool:
-        with self.state.lock:
-            return self.state.comments.pop(comment_id, None) is not None
-
-    def problem(self, text: str) -> None:
-        with self._errors_lock:
-            self.validation_errors.append(text)
-        print(f"sandbox: {text}", file=sys.stderr)
-
-    def record(self, method: str, path: str, query: dict[str, list[str]], body: Any, status: int,
-               login: str | None) -> None:
-        with self.state.lock:
-            self.state.calls.append(Call(method, path, query, body, status, login))
-
-    # REST --------------------------------------------------------------------------------
-
-    def rest(self, method: str, path: str, query: dict[str, list[str]], raw: bytes,
-             headers: dict[str, str]) -> Reply:
-        token = smart_http.token_from(headers.get("authorization"))
-        principal = self.state.principal(token)
-        matched = self.api.match(method, path)
-        op = matched[0] if matched else None
-        doc = (op.documentation_url if op else None) or REST_DOCS
-        body: Any = None
-        try:
-            body = json.loads(raw) if raw.strip() else None
-        except ValueError:
-            body = raw.decode("utf-8", "replace")
-
-        def error(status: int, message: str, errors: list[dict[str, Any]] | None = None) -> Reply:
-            data: dict[str, Any] = {"message": message, "documentation_url": doc, "status": str(status)}
-            if errors:
-                data["errors"] = errors
-            return Reply(status, data)
-
-        reply: Reply
-        if token and principal is None:
-            reply = error(401, "Bad credentials")
-        elif (fault := self.faults.take(method, path)) is not None:
-            data = dict(fault.body) if isinstance(fault.body, dict) else fault.body
-            if isinstance(data, dict):
-                data.setdefault("documentation_url", doc)
-            reply = Reply(fault.status, data, dict(fault.headers))
-        elif op is None or matched is None:
-            reply = error(404, "Not Found")
-        else:
-            reply = self._operation(method, matched[1], query, raw, principal, op, path, error)
-        if op is not None:
-            for text in self.api.validate_response(op, reply.status, reply.body):
-                self.problem(text)
-        if method != "GET" and reply.status < 400:
-            self.repo.sweep_auto_merge()
-        self.record(method, path, query, body, reply.status, principal.user.login if principal else None)
-        return reply
-
-    def _operation(self, method: str, params: dict[str, str], query: dict[str, list[str]], raw: bytes,
-                   principal: Any, op: Any, path: str, error: Any) -> Reply:
-        settings = self.state.repo
-        if (params.get("owner", "").lower(), params.get("repo", "").lower()) != (
-                settings.owner.lower(), settings.name.lower()):
-            return error(404, "Not Found")
-        if principal is None and settings.private:
-            return error(404, "Not Found")
-        if principal is None and method != "GET":
-            return error(401, "Requires authentication")
-        values, problem = self.api.coerce_query(op, query)
-        if problem is None:
-            body, problem = self.api.check_body(op, raw)
-        if problem is not None:
-            return error(problem.status, problem.message, problem.errors or None)
-        handler, needs = ROUTES[op.key]
-        if principal is not None and method != "GET":
-            needed = "write" if principal.integration and PERMISSIONS.index(needs) < 3 else needs
-            if not principal.allows(needed):
-                return error(403, "Resource not accessible by integration" if principal.integration
-                             else "Resource not accessible by personal access token")
-        ctx = Context(self.repo, op, params, values, body, principal, f"{self.repo.urls.base}{path}", query)
-        try:
-            return handler(ctx)
-        except ApiError as exc:
-            return error(exc.status, exc.message, exc.errors)
-        except GitError as exc:
-            self.problem(f"{op.key}: git failed: {exc}")
-            return error(500, "Server Error")
-
-    # GraphQL -----------------------------------------------------------------------------
-
-    def graphql(self, raw: bytes, headers: dict[str, str]) -> Reply:
-        principal = self.state.principal(smart_http.token_from(headers.get("authorization")))
-        try:
-            request: Any = json.loads(raw)
-        except ValueError:
-            request = None
-        if principal is None:
-            reply = Reply(401, {"message": "This endpoint requires you to be authenticated.",
-                                "documentation_url": f"{GRAPHQL_DOCS}/guides/forming-calls-with-graphql"
-                                                     "#authenticating-with-graphql", "status": "401"})
-        elif request is None:
-            reply = Reply(400, {"message": "Problems parsing JSON", "documentation_url": GRAPHQL_DOCS, "status": "400"})
-        elif not isinstance(request, dict) or not isinstance(request.get("query"), str):
-            reply = Reply(200, {"errors": [{"message": "A query attribute must be specified and must be a string."}]})
-        else:
-            reply = Reply(200, graphql.execute(self.repo, principal, request))
-            self.repo.sweep_auto_merge()
-        self.record("POST", "/graphql", {}, request, reply.status, principal.user.login if principal else None)
-        return reply
+JWT_DOCS = "https://docs.github.com/rest/apps/apps"
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -187,29 +60,29 @@ class Handler(BaseHTTPRequestHandler):
         return self.rfile.read(length) if length else b""
 
     def _dispatch(self) -> None:
-        core = self.server.core
+        server = self.server
         url = urlsplit(self.path)
         path, query = url.path, parse_qs(url.query, keep_blank_values=True)
         raw = self._body()
         headers = {k.lower(): v for k, v in self.headers.items()}
-        git_root = f"/{core.state.repo.full_name}".lower()
-        lowered = path.lower()
-        if lowered.startswith(git_root + ".git/") or lowered.startswith(git_root + "/info/refs") or \
-                lowered.startswith(git_root + "/git-"):
-            rest = path[len(git_root) + (4 if lowered.startswith(git_root + ".git/") else 0):]
-            cgi, principal = smart_http.serve(core.state, core.repo.store.path, rest, self.command, url.query,
-                                              raw, headers)
+        found = server.git_target(path)
+        if found is not None:
+            core, rest = found
+            token = smart_http.token_from(headers.get("authorization"))
+            principal = core.principal(token)
+            cgi = smart_http.serve(core.state, principal, core.repo.store.path, rest, self.command, url.query,
+                                   raw, headers)
             core.record(self.command, path, query, None, cgi.status, principal.user.login if principal else None)
-            if rest.endswith("git-receive-pack") and cgi.status == 200:
+            if smart_http.pushing(rest, url.query) and self.command == "POST" and cgi.status == 200:
                 core.repo.sweep_auto_merge()
             self._send(cgi.status, cgi.headers, cgi.body)
             return
         if path.startswith("/api/v3/"):
             path = path[len("/api/v3"):]
         if self.command == "POST" and path in ("/graphql", "/api/graphql"):
-            reply = core.graphql(raw, headers)
+            reply = server.graphql(raw, headers)
         else:
-            reply = core.rest(self.command, path, query, raw, headers)
+            reply = server.rest(self.command, path, query, raw, headers)
         self._send_reply(reply)
 
     def _send_reply(self, reply: Reply) -> None:
@@ -238,27 +111,165 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(payload)
 
 
+
 class SandboxServer(ThreadingHTTPServer):
-    """A listening sandbox; `core` holds its repository and state."""
+    """A listening sandbox: `cores` holds its repositories (the first is `core`), `app` the GitHub
+    App it plays GitHub for (None without `--app-id`)."""
 
     daemon_threads = True
     allow_reuse_address = True
 
     def __init__(self, bare: Path, name: str, token: str | None = None, port: int = 0,
-                 host: str = "127.0.0.1") -> None:
+                 host: str = "127.0.0.1", more: Sequence[tuple[Path, str]] = (), app: App | None = None,
+                 log: Path | None = None) -> None:
         super().__init__((host, port), Handler)
-        self.core = Core(Path(bare), name, self.api_url, token)
+        self.problems = Problems()
+        self.app = app
+        self.log = CallLog(log) if log is not None else None
+        self.cores: dict[str, Core] = {}
+        for index, (path, full_name) in enumerate([(Path(bare), name), *((Path(b), n) for b, n in more)]):
+            core = Core(path, full_name, self.api_url, token, index, self.problems)
+            key = core.state.repo.full_name.lower()
+            if key in self.cores:
+                raise ValueError(f"two repositories named {full_name}")
+            core.app, core.log, core.repo.views.installed_app = app, self.log, app
+            if app is not None:
+                settings = core.state.repo
+                app.install(settings.owner, settings.owner_id, settings.owner_type)
+                core.state.users[app.bot.login] = app.bot
+            self.cores[key] = core
+        self.core = next(iter(self.cores.values()))
+        self.api = description()
 
     @property
     def api_url(self) -> str:
         host, port = self.server_address[:2]
         return f"http://{host}:{port}"
 
+    def server_close(self) -> None:
+        super().server_close()
+        if self.log is not None:
+            self.log.close()
+
+    # routing ------------------------------------------------------------------------------
+
+    def git_target(self, path: str) -> tuple[Core, str] | None:
+        """The repository a smart-HTTP path is for, and the path after `<owner>/<repo>[.git]`."""
+        lowered = path.lower()
+        for key, core in self.cores.items():
+            root = f"/{key}"
+            if lowered.startswith(root + ".git/"):
+                return core, path[len(root) + 4:]
+            if lowered.startswith((root + "/info/refs", root + "/git-")):
+                return core, path[len(root):]
+        return None
+
+    def rest(self, method: str, path: str, query: dict[str, list[str]], raw: bytes,
+             headers: dict[str, str]) -> Reply:
+        matched = self.api.match(method, path)
+        if matched is not None and matched[0].key in APP_ROUTES:
+            return self.app_rest(method, path, query, raw, headers, matched)
+        core = self.core
+        if matched is not None and "owner" in matched[1]:
+            core = self.cores.get(f"{matched[1]['owner']}/{matched[1].get('repo', '')}".lower(), self.core)
+        return core.rest(method, path, query, raw, headers, matched)
+
+    def graphql(self, raw: bytes, headers: dict[str, str]) -> Reply:
+        """GraphQL names pull requests by node id; ids are unique across the repositories."""
+        try:
+            wanted = json.loads(raw).get("variables", {}).get("input", {}).get("pullRequestId")
+        except (ValueError, AttributeError):
+            wanted = None
+        for core in self.cores.values():
+            with core.state.lock:
+                if any(pr.node_id == wanted for pr in core.state.pulls.values()):
+                    return core.graphql(raw, headers)
+        return self.core.graphql(raw, headers)
+
+    def app_rest(self, method: str, path: str, query: dict[str, list[str]], raw: bytes, headers: dict[str, str],
+                 matched: tuple[Any, dict[str, str]]) -> Reply:
+        """An App endpoint: only the App's JWT opens it; validated like every REST answer."""
+        op, params = matched
+        doc = op.documentation_url or JWT_DOCS
+        token = smart_http.token_from(headers.get("authorization"))
+
+        def error(status: int, message: str, errors: list[dict[str, Any]] | None = None) -> Reply:
+            data: dict[str, Any] = {"message": message, "documentation_url": doc, "status": str(status)}
+            if errors:
+                data["errors"] = errors
+            return Reply(status, data)
+
+        reply: Reply
+        if self.app is None:
+            reply = error(404, "Not Found")
+        elif not looks_like_jwt(token):
+            reply = error(401, "A JSON web token could not be decoded")
+        else:
+            reply = self._app_operation(op, params, query, raw, path, error, token or "")
+        for text in self.api.validate_response(op, reply.status, reply.body):
+            self.problems.add(text)
+        try:
+            body = json.loads(raw) if raw.strip() else None
+        except ValueError:
+            body = raw.decode("utf-8", "replace")
+        self.core.record(method, path, query, body, reply.status, f"{self.app.slug}[app]" if self.app else None)
+        return reply
+
+    def _app_operation(self, op: Any, params: dict[str, str], query: dict[str, list[str]], raw: bytes, path: str,
+                       error: Any, token: str) -> Reply:
+        assert self.app is not None
+        try:
+            self.app.verify_jwt(token)
+        except JwtRefused as refused:
+            return error(401, str(refused))
+        values, problem = self.api.coerce_query(op, query)
+        if problem is None:
+            body, problem = self.api.check_body(op, raw)
+        if problem is not None:
+            return error(problem.status, problem.message, problem.errors or None)
+        ctx = AppContext(self.app, self.cores, self.api_url, op, params, values, body, f"{self.api_url}{path}")
+        try:
+            return APP_ROUTES[op.key](ctx)
+        except ApiError as exc:
+            return error(exc.status, exc.message, exc.errors)
+
+
+def parse_user(spec: str) -> tuple[str, str, str]:
+    """`LOGIN=TOKEN[:PERMISSION]` → (login, token, permission); permission defaults to write."""
+    login, sep, rest = spec.partition("=")
+    token, _, permission = rest.partition(":")
+    permission = permission or "write"
+    if not sep or not login or not token or permission not in ("admin", "write", "read"):
+        raise ValueError(f"--user must be LOGIN=TOKEN[:admin|write|read], got {spec!r}")
+    return login, token, permission
+
+
+def build(args: argparse.Namespace) -> SandboxServer:
+    """The server `memshelf-bot sandbox` runs, from its arguments."""
+    repos = [Path(r) for r in args.repo]
+    names = list(args.name or [])
+    if len(repos) > 1 and len(names) != len(repos):
+        raise ValueError("with several --repo, give one --name OWNER/REPO for each, in the same order")
+    names = names or ["octo/shelf"]
+    if (args.app_id is None) != (args.app_private_key is None):
+        raise ValueError("--app-id and --app-private-key go together")
+    if (args.webhook_url is None) != (args.webhook_secret is None):
+        raise ValueError("--webhook-url and --webhook-secret go together")
+    app = App.from_key_file(args.app_id, Path(args.app_private_key), slug=args.app_slug) if args.app_id else None
+    server = SandboxServer(repos[0], names[0], token=args.token, port=args.port, more=list(zip(repos[1:], names[1:],
+                           strict=True)), app=app, log=Path(args.log) if args.log else None)
+    for spec in args.user or []:
+        login, token, permission = parse_user(spec)
+        for core in server.cores.values():
+            core.state.add_token(token, login, permission, integration=False)
+    return server
+
 
 def cli_main(args: argparse.Namespace) -> int:
-    """`memshelf-bot sandbox --repo BARE [--port N] [--name OWNER/REPO] [--token T]`."""
+    """`memshelf-bot sandbox --repo BARE [--name OWNER/REPO] … [--app-id ID --app-private-key PEM]
+    [--webhook-url URL --webhook-secret S] [--user LOGIN=TOKEN[:PERMISSION]]… [--log FILE]`."""
     try:
-        server = SandboxServer(Path(args.repo), args.name, token=args.token, port=args.port)
+        server = build(args)
     except (ValueError, OSError) as exc:
         print(f"memshelf-bot sandbox: {exc}", file=sys.stderr)
         return 2

@@ -2,7 +2,8 @@
 
 `http://x-access-token:<token>@host/<owner>/<repo>.git` works for clone, fetch and push, as
 with an Actions token on GitHub: the password is the token (the user name is ignored), a missing
-or unknown token gets 401 with a Basic challenge, and a push needs write permission.
+or unknown token gets 401 with a Basic challenge, and a push needs write permission (an App
+installation token: `contents: write`, and the repository among the token's).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from .app import level_at_least
 from .state import Principal, State
 
 
@@ -46,17 +48,25 @@ def _challenge(message: str, status: int = 401) -> CgiReply:
     return CgiReply(status, headers, message.encode() + b"\n")
 
 
-def serve(state: State, bare: Path, rest: str, method: str, query: str, body: bytes,
-          headers: dict[str, str]) -> tuple[CgiReply, Principal | None]:
-    """Answer one smart-HTTP request for the repository (`rest` is the path after `<repo>.git`)."""
-    principal = state.principal(token_from(headers.get("authorization")))
+def pushing(rest: str, query: str) -> bool:
+    return rest.endswith("/git-receive-pack") or "service=git-receive-pack" in query
+
+
+def serve(state: State, principal: Principal | None, bare: Path, rest: str, method: str, query: str, body: bytes,
+          headers: dict[str, str]) -> CgiReply:
+    """Answer one smart-HTTP request for the repository (`rest` is the path after `<repo>.git`) from
+    `principal` (who the request's token is; None: no token or an unknown one)."""
     if principal is None:
         return _challenge("Invalid username or token. Password authentication is not supported "
-                          "for Git operations."), None
-    pushing = rest.endswith("/git-receive-pack") or "service=git-receive-pack" in query
-    needed = "write" if pushing else "read"
-    if not principal.allows(needed):
-        return _challenge(f"Permission to {state.repo.full_name}.git denied to {principal.user.login}.", 403), principal
+                          "for Git operations.")
+    needed = "write" if pushing(rest, query) else "read"
+    grant = principal.grant
+    if grant is not None and not grant.covers(state.repo.full_name):
+        return _challenge("Repository not found.", 404)
+    allowed = (level_at_least(grant.level("contents"), needed) if grant is not None
+               else principal.allows(needed))
+    if not allowed:
+        return _challenge(f"Permission to {state.repo.full_name}.git denied to {principal.user.login}.", 403)
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
         "GIT_PROJECT_ROOT": str(bare.parent), "GIT_HTTP_EXPORT_ALL": "1",
@@ -69,7 +79,7 @@ def serve(state: State, bare: Path, rest: str, method: str, query: str, body: by
         if name in headers:
             env["HTTP_" + name.upper().replace("-", "_")] = headers[name]
     proc = subprocess.run(["git", "http-backend"], input=body, capture_output=True, env=env, check=False)
-    return _parse_cgi(proc.stdout), principal
+    return _parse_cgi(proc.stdout)
 
 
 def _parse_cgi(output: bytes) -> CgiReply:

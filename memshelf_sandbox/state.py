@@ -45,9 +45,32 @@ class Principal:
     user: User
     permission: str = "write"
     integration: bool = True
+    grant: Grant | None = None  # an App installation token's scope; None: the role alone decides
 
     def allows(self, needed: str) -> bool:
         return PERMISSIONS.index(self.permission) >= PERMISSIONS.index(needed)
+
+    @property
+    def app_id(self) -> int | None:
+        return self.grant.app_id if self.grant else None
+
+
+@dataclass(frozen=True)
+class Grant:
+    """What an installation access token may do: on which repositories, with which permissions
+    (`{"contents": "write", "checks": "read", ...}`), until when (epoch seconds)."""
+
+    app_id: int
+    installation_id: int
+    permissions: tuple[tuple[str, str], ...]
+    repositories: frozenset[str] | None  # lower-case full names; None: every repository of the installation
+    expires: float
+
+    def level(self, category: str) -> str | None:
+        return dict(self.permissions).get(category)
+
+    def covers(self, full_name: str) -> bool:
+        return self.repositories is None or full_name.lower() in self.repositories
 
 
 @dataclass
@@ -142,6 +165,7 @@ class Comment:
     updated_at: str = field(default_factory=now)
     reactions: list[Reaction] = field(default_factory=list)
     via_app: bool = False
+    app_id: int | None = None  # the App whose installation token wrote it (None: GitHub Actions)
 
 
 @dataclass
@@ -171,6 +195,23 @@ class CheckRun:
     output: dict[str, Any] = field(default_factory=dict)
     annotations: list[dict[str, Any]] = field(default_factory=list)
     actions: list[dict[str, Any]] = field(default_factory=list)
+    suite_id: int = 0
+    app_id: int | None = None  # the App that created it (None: GitHub Actions)
+
+
+@dataclass
+class CheckSuite:
+    """One App's suite of check runs for one head commit, as GitHub keeps it."""
+
+    id: int
+    head_sha: str
+    head_branch: str | None
+    app_id: int | None
+    before: str | None = None
+    after: str | None = None
+    created_at: str = field(default_factory=now)
+    updated_at: str = field(default_factory=now)
+    rerequested: bool = False
 
 
 @dataclass(frozen=True)
@@ -191,14 +232,15 @@ ACTIONS_BOT = User("github-actions[bot]", 41898282, "Bot")
 class State:
     """All non-git state of one sandboxed repository; hold `lock` across read-modify-write."""
 
-    def __init__(self, settings: RepoSettings) -> None:
+    def __init__(self, settings: RepoSettings, first_id: int = 1001) -> None:
         self.lock = threading.RLock()
         self.repo = settings
-        self._ids = itertools.count(1001)
+        self._ids = itertools.count(first_id)  # repositories of one sandbox draw from disjoint ranges
         self.pulls: dict[int, PullRequest] = {}
         self.comments: dict[int, Comment] = {}
         self.statuses: list[Status] = []
         self.check_runs: dict[int, CheckRun] = {}
+        self.check_suites: dict[int, CheckSuite] = {}
         self.labels: dict[str, Label] = {}
         self.protection: dict[str, Protection] = {}
         self.users: dict[str, User] = {ACTIONS_BOT.login: ACTIONS_BOT}
@@ -280,3 +322,13 @@ class State:
     def check_runs_for(self, sha: str) -> list[CheckRun]:
         with self.lock:
             return [run for run in self.check_runs.values() if run.head_sha == sha]
+
+    def suite_for(self, sha: str, app_id: int | None, branch: str | None) -> CheckSuite:
+        """The App's suite for this commit, created on first use (GitHub makes one per App and commit)."""
+        with self.lock:
+            for suite in self.check_suites.values():
+                if suite.head_sha == sha and suite.app_id == app_id:
+                    return suite
+            suite = CheckSuite(self.next_id(), sha, branch, app_id)
+            self.check_suites[suite.id] = suite
+            return suite

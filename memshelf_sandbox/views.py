@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
+from .app import App
 from .gitstore import CommitInfo, FileChange, Person, TreeEntry
 from .state import CheckRun, Comment, Label, PullRequest, Reaction, RepoSettings, Status, User, node_id
 
@@ -56,6 +57,7 @@ class Urls:
 class Views:
     def __init__(self, urls: Urls) -> None:
         self.u = urls
+        self.installed_app: App | None = None  # the GitHub App the sandbox plays GitHub for
 
     # people and apps ----------------------------------------------------------------
 
@@ -79,7 +81,17 @@ class Views:
         s = self.u.settings
         return self.user(User(s.owner, s.owner_id, s.owner_type))  # type: ignore[return-value]
 
-    def app(self) -> dict[str, Any]:
+    def app(self, app_id: int | None = None) -> dict[str, Any]:
+        """The App with this id (the installed one), or GitHub Actions (what GITHUB_TOKEN is)."""
+        app = self.installed_app
+        if app is not None and app_id == app.id:
+            return {
+                "id": app.id, "slug": app.slug, "node_id": node_id("A", app.id), "client_id": f"Iv23.sandbox{app.id}",
+                "owner": self.user(User(app.owner, self.u.settings.owner_id, self.u.settings.owner_type)),
+                "name": app.name, "description": "The memory shelf bot", "external_url": f"{self.u.base}/{app.owner}",
+                "html_url": f"{self.u.base}/apps/{app.slug}", "created_at": "2026-01-01T00:00:00Z",
+                "updated_at": "2026-01-01T00:00:00Z", "permissions": dict(app.permissions), "events": list(app.events),
+            }
         return {
             "id": SANDBOX_APP["id"], "slug": SANDBOX_APP["slug"], "node_id": node_id("A", SANDBOX_APP["id"]),
             "client_id": "Iv1.sandbox", "owner": self.user(User("github", 9919, "Organization")),
@@ -151,7 +163,7 @@ class Views:
             "html_url": f"{self.u.html}/pull/{c.issue_number}#issuecomment-{c.id}",
             "issue_url": f"{self.u.api}/issues/{c.issue_number}", "body": c.body, "user": self.user(c.user),
             "created_at": c.created_at, "updated_at": c.updated_at, "author_association": "CONTRIBUTOR",
-            "performed_via_github_app": self.app() if c.via_app else None,
+            "performed_via_github_app": self.app(c.app_id) if c.via_app else None,
             "reactions": self.reaction_rollup(f"{url}/reactions", c.reactions),
         }
 
@@ -260,7 +272,7 @@ class Views:
             "output": {"title": out.get("title"), "summary": out.get("summary"), "text": out.get("text"),
                        "annotations_count": len(run.annotations),
                        "annotations_url": f"{self.u.api}/check-runs/{run.id}/annotations"},
-            "name": run.name, "check_suite": {"id": run.id + 500000}, "app": self.app(),
+            "name": run.name, "check_suite": {"id": run.suite_id}, "app": self.app(run.app_id),
             "pull_requests": pulls,
         }
 

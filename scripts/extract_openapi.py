@@ -37,10 +37,16 @@ OPERATIONS: list[tuple[str, str]] = [
     ("GET", f"{R}/commits/{{ref}}/status"),
     ("GET", f"{R}/commits/{{ref}}/statuses"),
     ("GET", f"{R}/commits/{{ref}}/check-runs"),
+    ("GET", f"{R}/commits/{{ref}}/check-suites"),
     ("POST", f"{R}/statuses/{{sha}}"),
     ("POST", f"{R}/check-runs"),
     ("GET", f"{R}/check-runs/{{check_run_id}}"),
     ("PATCH", f"{R}/check-runs/{{check_run_id}}"),
+    ("GET", f"{R}/check-runs/{{check_run_id}}/annotations"),
+    ("POST", f"{R}/check-runs/{{check_run_id}}/rerequest"),
+    ("GET", f"{R}/check-suites/{{check_suite_id}}"),
+    ("GET", f"{R}/check-suites/{{check_suite_id}}/check-runs"),
+    ("POST", f"{R}/check-suites/{{check_suite_id}}/rerequest"),
     ("GET", f"{R}/pulls"),
     ("POST", f"{R}/pulls"),
     ("GET", f"{R}/pulls/{{pull_number}}"),
@@ -74,6 +80,15 @@ OPERATIONS: list[tuple[str, str]] = [
     ("POST", f"{R}/git/refs"),
     ("PATCH", f"{R}/git/refs/{{ref}}"),
     ("DELETE", f"{R}/git/refs/{{ref}}"),
+    # the GitHub App's side: identity, installations, tokens, webhook deliveries
+    ("GET", "/app"),
+    ("GET", "/app/installations"),
+    ("GET", "/app/installations/{installation_id}"),
+    ("POST", "/app/installations/{installation_id}/access_tokens"),
+    ("GET", f"{R}/installation"),
+    ("GET", "/app/hook/deliveries"),
+    ("GET", "/app/hook/deliveries/{delivery_id}"),
+    ("POST", "/app/hook/deliveries/{delivery_id}/attempts"),
 ]
 
 # Where the description's schema is narrower than what its own text documents, widen it, and say

@@ -1,0 +1,211 @@
+"""The sandbox plays GitHub's side of a GitHub App: JWTs, installations, scoped installation tokens."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import jwt
+import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+from github import Auth, Github, GithubIntegration
+
+from memshelf_sandbox import Sandbox, seed_bare_repo
+from memshelf_sandbox.app import App
+from tests.sandbox_fixtures import raw_request, seed_tree
+
+APP_ID = 4242
+
+
+def private_pem() -> bytes:
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                             serialization.NoEncryption())
+
+
+@pytest.fixture(scope="module")
+def pem() -> bytes:
+    return private_pem()
+
+
+@pytest.fixture
+def app_sandbox(tmp_path: Path, pem: bytes) -> Iterator[Sandbox]:
+    """Two repositories of one owner, the App installed on the owner."""
+    bare, other = tmp_path / "shelf.git", tmp_path / "other.git"
+    seed_bare_repo(seed_tree(tmp_path / "seed"), bare)
+    seed_bare_repo(seed_tree(tmp_path / "seed2"), other)
+    app = App.from_private_key(APP_ID, pem, slug="memshelf-bot")
+    with Sandbox.start(bare, "octo/shelf", app=app, more=[(other, "octo/other")],
+                       log=tmp_path / "calls.jsonl") as sb:
+        yield sb
+        assert sb.validation_errors == [], "the sandbox answered outside GitHub's OpenAPI description"
+
+
+def signed(pem: bytes, **claims: object) -> str:
+    now = int(time.time())
+    return jwt.encode({"iat": now - 60, "exp": now + 300, "iss": str(APP_ID), **claims}, pem, algorithm="RS256")
+
+
+def integration(sb: Sandbox, pem: bytes) -> GithubIntegration:
+    return GithubIntegration(auth=Auth.AppAuth(APP_ID, pem.decode()), base_url=sb.api_url, retry=None)
+
+
+def test_pygithub_app_auth_gets_an_installation_token_and_acts_as_the_bot(app_sandbox: Sandbox, pem: bytes) -> None:
+    gi = integration(app_sandbox, pem)
+    assert (gi.get_app().slug, gi.get_app().id) == ("memshelf-bot", APP_ID)
+    installation = gi.get_repo_installation("octo", "shelf")
+    assert [i.id for i in gi.get_installations()] == [installation.id]
+    auth = Auth.AppAuth(APP_ID, pem.decode()).get_installation_auth(installation.id)
+    gh = Github(auth=auth, base_url=app_sandbox.api_url, retry=None)
+    repo = gh.get_repo("octo/shelf")
+    main = repo.get_branch("main").commit.sha
+    repo.create_git_ref("refs/heads/shelve/app", main)
+    blob = repo.create_git_blob("hi\n", "utf-8")
+    tree = repo.create_git_tree([], base_tree=repo.get_git_tree(main))
+    assert blob.sha and tree.sha
+    run = repo.create_check_run("memshelf-bot", main, status="in_progress")
+    assert run.app.id == APP_ID and run.app.slug == "memshelf-bot"
+    assert auth.token.startswith("ghs_")
+
+
+def test_installation_token_identity_is_the_apps_bot(app_sandbox: Sandbox, pem: bytes) -> None:
+    gi = integration(app_sandbox, pem)
+    inst = gi.get_repo_installation("octo", "shelf")
+    token = gi.get_access_token(inst.id)
+    assert token.expires_at.timestamp() == pytest.approx(time.time() + 3600, abs=120)
+    sb = app_sandbox
+    branch = sb.store.ref("refs/heads/main")
+    assert branch
+    repo = sb.github(token.token).get_repo("octo/shelf")
+    repo.create_git_ref("refs/heads/shelve/bot", branch)
+    sb.store.update_ref("refs/heads/shelve/bot", _commit_on(sb, branch), branch)
+    pr = repo.create_pull(title="t", body="", head="shelve/bot", base="main")
+    comment = pr.as_issue().create_comment("hello")
+    assert (comment.user.login, comment.user.type) == ("memshelf-bot[bot]", "Bot")
+    assert comment.performed_via_github_app.slug == "memshelf-bot"
+    assert pr.user.login == "memshelf-bot[bot]"
+
+
+def _commit_on(sb: Sandbox, parent: str) -> str:
+    from memshelf_sandbox.gitstore import Person
+
+    who = Person("A", "a@example.com", "2026-01-01T00:00:00Z")
+    tree = sb.store.write_tree(sb.store.commit(parent).tree, [("docs/x.md", "100644", sb.store.write_blob(b"x\n"))])
+    return sb.store.write_commit(tree, [parent], "x\n", who, who)
+
+
+@pytest.mark.parametrize("case", ["forged", "expired", "wrong_iss", "too_long", "issued_in_future", "hs256"])
+def test_jwt_refused(app_sandbox: Sandbox, pem: bytes, case: str) -> None:
+    now = int(time.time())
+    token = {
+        "forged": lambda: signed(private_pem()),
+        "expired": lambda: signed(pem, iat=now - 900, exp=now - 300),
+        "wrong_iss": lambda: signed(pem, iss="4243"),
+        "too_long": lambda: signed(pem, exp=now + 3600),
+        "issued_in_future": lambda: signed(pem, iat=now + 600, exp=now + 900),
+        "hs256": lambda: jwt.encode({"iat": now, "exp": now + 60, "iss": str(APP_ID)}, "a shared secret that is not the key!", algorithm="HS256"),
+    }[case]()
+    for method, path, body in (("GET", "/app", None), ("GET", "/app/installations", None),
+                               ("GET", "/repos/octo/shelf/installation", None),
+                               ("POST", f"/app/installations/{_installation(app_sandbox)}/access_tokens", b"{}")):
+        status, data, _ = _bearer(app_sandbox, method, path, token, body)
+        assert status == 401, (case, path, data)
+        assert data["message"]
+
+
+def test_jwt_accepted_and_plain_tokens_refused(app_sandbox: Sandbox, pem: bytes) -> None:
+    status, data, _ = _bearer(app_sandbox, "GET", "/app", signed(pem))
+    assert status == 200 and data["slug"] == "memshelf-bot" and data["permissions"]["checks"] == "write"
+    status, data, _ = _bearer(app_sandbox, "GET", "/app", "ghs_sandbox")
+    assert (status, data["message"]) == (401, "A JSON web token could not be decoded")
+    # a JWT is not a token for a repository
+    status, _, _ = _bearer(app_sandbox, "GET", "/repos/octo/shelf", signed(pem))
+    assert status == 401
+
+
+def _installation(sb: Sandbox) -> int:
+    assert sb.app is not None
+    return next(iter(sb.app.installations))
+
+
+def _bearer(sb: Sandbox, method: str, path: str, token: str, body: bytes | None = None) -> tuple[int, dict, dict]:
+    import urllib.error
+    import urllib.request
+
+    request = urllib.request.Request(f"{sb.api_url}{path}", data=body, method=method,
+                                     headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, json.loads(response.read() or b"null"), dict(response.headers)
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"null"), dict(error.headers)
+
+
+def _mint(sb: Sandbox, pem: bytes, body: dict) -> tuple[int, dict]:
+    status, data, _ = _bearer(sb, "POST", f"/app/installations/{_installation(sb)}/access_tokens", signed(pem),
+                              json.dumps(body).encode())
+    return status, data
+
+
+def test_token_scoped_to_repositories(app_sandbox: Sandbox, pem: bytes) -> None:
+    status, data = _mint(app_sandbox, pem, {"repositories": ["other"]})
+    assert status == 201 and data["repository_selection"] == "selected"
+    assert [r["full_name"] for r in data["repositories"]] == ["octo/other"]
+    token = data["token"]
+    assert raw_request(app_sandbox, "GET", "/repos/octo/other", token=token)[0] == 200
+    assert raw_request(app_sandbox, "GET", "/repos/octo/shelf", token=token)[0] == 404
+    other_id = app_sandbox.core("octo/other").state.repo.id
+    status, data = _mint(app_sandbox, pem, {"repository_ids": [other_id]})
+    assert status == 201 and [r["id"] for r in data["repositories"]] == [other_id]
+    status, data = _mint(app_sandbox, pem, {"repositories": ["nope"]})
+    assert status == 422 and "not accessible to the parent installation" in data["errors"][0]["message"]
+
+
+def test_token_scoped_to_permissions(app_sandbox: Sandbox, pem: bytes, tmp_path: Path) -> None:
+    status, data = _mint(app_sandbox, pem, {"permissions": {"contents": "read", "pull_requests": "write"}})
+    assert status == 201 and data["permissions"] == {"contents": "read", "pull_requests": "write", "metadata": "read"}
+    token = data["token"]
+    blob = json.dumps({"content": "x", "encoding": "utf-8"}).encode()
+    status, body, _ = raw_request(app_sandbox, "POST", "/repos/octo/shelf/git/blobs", blob, token=token)
+    assert (status, body["message"]) == (403, "Resource not accessible by integration")
+    assert raw_request(app_sandbox, "GET", "/repos/octo/shelf/contents/README.md", token=token)[0] == 200
+    run = json.dumps({"name": "x", "head_sha": app_sandbox.store.ref("refs/heads/main")}).encode()
+    assert raw_request(app_sandbox, "POST", "/repos/octo/shelf/check-runs", run, token=token)[0] == 403
+    # clone works with contents: read; a push does not
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", app_sandbox.git_url(token), str(clone)], check=True, capture_output=True)
+    subprocess.run(["git", "-C", str(clone), "-c", "user.name=a", "-c", "user.email=a@b", "commit", "-q",
+                    "--allow-empty", "-m", "x"], check=True)
+    push = subprocess.run(["git", "-C", str(clone), "push", "-q", "origin", "HEAD:refs/heads/shelve/x"],
+                          capture_output=True, text=True)
+    assert push.returncode != 0 and "403" in push.stderr
+    status, data = _mint(app_sandbox, pem, {"permissions": {"administration": "write"}})
+    assert status == 422 and "not granted" in data["errors"][0]["message"]
+
+
+def test_expired_token_is_bad_credentials(app_sandbox: Sandbox, pem: bytes) -> None:
+    _, data = _mint(app_sandbox, pem, {})
+    token = data["token"]
+    assert raw_request(app_sandbox, "GET", "/repos/octo/shelf", token=token)[0] == 200
+    assert app_sandbox.app is not None
+    app_sandbox.app.expire(token)
+    status, body, _ = raw_request(app_sandbox, "GET", "/repos/octo/shelf", token=token)
+    assert (status, body["message"]) == (401, "Bad credentials")
+
+
+def test_log_masks_tokens_and_jwts(app_sandbox: Sandbox, pem: bytes, tmp_path: Path) -> None:
+    _, data = _mint(app_sandbox, pem, {"repositories": ["shelf"]})
+    token = data["token"]
+    body = json.dumps({"body": f"leaked {token} and {signed(pem)}"}).encode()
+    raw_request(app_sandbox, "POST", "/repos/octo/shelf/issues/99/comments", body, token=token)
+    lines = [json.loads(line) for line in (tmp_path / "calls.jsonl").read_text().splitlines()]
+    text = json.dumps(lines)
+    assert token not in text and "eyJ" not in text
+    posted = [line for line in lines if line["path"].endswith("/comments")]
+    assert posted[0]["status"] == 404 and posted[0]["body"] == {"body": "leaked *** and ***"}
+    assert posted[0]["login"] == "memshelf-bot[bot]"
+    assert any(line["path"].endswith("/access_tokens") and line["status"] == 201 for line in lines)
