@@ -18,106 +18,109 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 
-from github import GithubException
-
 from memshelf_render.shelf import Settings
 
+from . import context
 from . import inputs as action_inputs
-from .context import ActionContext, ContextError
+from .context import ContextError
+from .events import EventKind
 from .flows import commands, local, open_pr, pull_request, render_main
 from .flows.publish import set_outputs
-from .github import ApiUnavailable
 from .gitlocal import GitFailed
-from .runner import Runner
+from .job import Job
+from .port import PortError, Reason
+from .report import Level, Note
+from .report.workflow import WorkflowReporter
 
-Flow = Callable[[ActionContext], int]
+Flow = Callable[[Job], int]
 
 
-def on_push(ctx: ActionContext) -> int:
-    ref = str(ctx.event.get("ref", ""))
-    branch = ref.removeprefix("refs/heads/")
-    if not ref.startswith("refs/heads/"):
-        return not_handled(ctx, f"a push to {ref or 'an unnamed ref'} (not a branch)")
-    if branch == ctx.default_branch:
-        shelf, _ = ctx.load(ctx.workspace)
-        if shelf is not None and render_main.own_render_push(ctx.event, shelf, ctx.prefix):
-            ctx.runner.log("memshelf-bot: this push is the bot's own render (only derived files, pushed by a bot); "
-                           "nothing to render")
-            ctx.runner.add_summary(f"## memshelf-bot · push to `{branch}`\n\nThis push holds only derived files "
-                                   "and was made by a bot (the bot's own render): nothing to render.\n")
-            set_outputs(ctx.runner)
+def on_push(job: Job) -> int:
+    event = job.event
+    branch = event.branch
+    if branch is None:
+        return not_handled(job, f"a push to {event.ref or 'an unnamed ref'} (not a branch)")
+    if branch == job.default_branch():
+        shelf, _ = job.load(job.workspace.root)
+        if shelf is not None and render_main.own_render_push(event, shelf, job.prefix):
+            job.reporter.log("memshelf-bot: this push is the bot's own render (only derived files, pushed by a bot); "
+                             "nothing to render")
+            job.reporter.add_summary(f"## memshelf-bot · push to `{branch}`\n\nThis push holds only derived files "
+                                     "and was made by a bot (the bot's own render): nothing to render.\n")
+            set_outputs(job.reporter)
             return 0
-        return render_main.run(ctx, branch=branch)
+        return render_main.run(job, branch=branch)
     if branch.startswith(render_main.BOT_BRANCH_PREFIX):
-        return not_handled(ctx, f"a push to {branch} (the bot's own branch)")
-    shelf, _ = ctx.load(ctx.workspace)
-    settings = shelf.settings if shelf else ctx.inputs.apply(Settings())
+        return not_handled(job, f"a push to {branch} (the bot's own branch)")
+    shelf, _ = job.load(job.workspace.root)
+    settings = shelf.settings if shelf else job.workspace.apply(Settings())
     if open_pr.is_agent_branch(branch, settings):
-        return open_pr.run(ctx, branch)
-    return not_handled(ctx, f"a push to {branch} (neither the default branch nor an agent branch)")
+        return open_pr.run(job, branch)
+    return not_handled(job, f"a push to {branch} (neither the default branch nor an agent branch)")
 
 
-def not_handled(ctx: ActionContext, what: str) -> int:
-    ctx.runner.annotate("notice", None, None, "memshelf-bot", f"memshelf-bot does not act on {what}; nothing to do")
-    ctx.runner.add_summary(f"## memshelf-bot\n\nNothing to do: memshelf-bot does not act on {what}.\n")
-    set_outputs(ctx.runner)
+def not_handled(job: Job, what: str) -> int:
+    job.reporter.annotate(Note(Level.NOTICE, None, None, "memshelf-bot",
+                               f"memshelf-bot does not act on {what}; nothing to do"))
+    job.reporter.add_summary(f"## memshelf-bot\n\nNothing to do: memshelf-bot does not act on {what}.\n")
+    set_outputs(job.reporter)
     return 0
 
 
-def on_pull_request(ctx: ActionContext) -> int:
-    if ctx.event.get("action") == "closed" or (ctx.event.get("pull_request") or {}).get("state") == "closed":
-        return not_handled(ctx, "a closed pull request")
-    return pull_request.run(ctx)
+def on_pull_request(job: Job) -> int:
+    if job.event.action == "closed" or job.event.pr_state == "closed":
+        return not_handled(job, "a closed pull request")
+    return pull_request.run(job)
 
 
-def on_dispatch(ctx: ActionContext) -> int:
-    return render_main.run(ctx)
+def on_dispatch(job: Job) -> int:
+    return render_main.run(job)
 
 
 # The events `mode: auto` acts on.
-EVENT_FLOWS: dict[str, Flow] = {
-    "pull_request": on_pull_request,
-    "pull_request_target": on_pull_request,
-    "push": on_push,
-    "issue_comment": commands.run,
-    "workflow_dispatch": on_dispatch,
+EVENT_FLOWS: dict[EventKind, Flow] = {
+    EventKind.PULL_REQUEST: on_pull_request,
+    EventKind.PULL_REQUEST_TARGET: on_pull_request,
+    EventKind.PUSH: on_push,
+    EventKind.ISSUE_COMMENT: commands.run,
+    EventKind.WORKFLOW_DISPATCH: on_dispatch,
 }
 
 
-def guard_mode(ctx: ActionContext) -> int:
-    if ctx.event_name not in local.PR_EVENTS:
-        raise ContextError(f"mode guard needs a pull_request event, not {ctx.event_name}")
-    return pull_request.run(ctx, rules=False)
+def guard_mode(job: Job) -> int:
+    if not job.event.kind.is_pull_request:
+        raise ContextError(f"mode guard needs a pull_request event, not {job.event.name}")
+    return pull_request.run(job, rules=False)
 
 
-def open_pr_mode(ctx: ActionContext) -> int:
+def open_pr_mode(job: Job) -> int:
     """The branch's pull request, whatever `branch_patterns` say: a push to it, or a manual run on it."""
-    ref = str(ctx.event.get("ref", ""))
-    if ctx.event_name not in ("push", "workflow_dispatch") or not ref.startswith("refs/heads/"):
+    event = job.event
+    branch = event.branch
+    if event.kind not in (EventKind.PUSH, EventKind.WORKFLOW_DISPATCH) or branch is None:
         raise ContextError(f"mode open-pr needs a push to a branch or a workflow_dispatch on one, not "
-                           f"{ctx.event_name} {ref}".rstrip())
-    branch = ref.removeprefix("refs/heads/")
-    if branch == ctx.default_branch or branch.startswith(render_main.BOT_BRANCH_PREFIX):
+                           f"{event.name} {event.ref}".rstrip())
+    default = job.default_branch()
+    if branch == default or branch.startswith(render_main.BOT_BRANCH_PREFIX):
         raise ContextError(f"mode open-pr opens pull requests for agent branches; {branch} is "
-                           + ("the default branch" if branch == ctx.default_branch else "the bot's own branch"))
-    if ctx.event_name == "push":
-        return open_pr.run(ctx, branch)
-    _, head = ctx.github.ref_sha(branch)
-    return open_pr.run(ctx, branch, head_sha=head)
+                           + ("the default branch" if branch == default else "the bot's own branch"))
+    if event.kind is EventKind.PUSH:
+        return open_pr.run(job, branch)
+    return open_pr.run(job, branch, head_sha=job.port.branch_sha(branch))
 
 
-def resolve_mode(ctx: ActionContext) -> int:
-    if ctx.event_name != "issue_comment":
+def resolve_mode(job: Job) -> int:
+    if job.event.kind is not EventKind.ISSUE_COMMENT:
         raise ContextError(f"mode resolve answers `/shelf` comments: it needs an issue_comment event, not "
-                           f"{ctx.event_name}")
-    return commands.run(ctx)
+                           f"{job.event.name}")
+    return commands.run(job)
 
 
-def auto_mode(ctx: ActionContext) -> int:
-    flow = EVENT_FLOWS.get(ctx.event_name)
+def auto_mode(job: Job) -> int:
+    flow = EVENT_FLOWS.get(job.event.kind)
     if flow is None:
-        return not_handled(ctx, f"{ctx.event_name} events")
-    return flow(ctx)
+        return not_handled(job, f"{job.event.name} events")
+    return flow(job)
 
 
 MODE_FLOWS: dict[str, Flow] = {
@@ -131,48 +134,68 @@ MODE_FLOWS: dict[str, Flow] = {
 }
 
 
-def run(env: Mapping[str, str], runner: Runner) -> int:
+LOCAL_MODES = ("validate", "badge")  # the modes that need no GitHub API
+
+
+def writes(mode: str, job: Job) -> bool:
+    """Whether this run's flow writes to GitHub (and so needs a token)."""
+    if mode == "auto":
+        return job.event.kind in EVENT_FLOWS
+    return mode not in LOCAL_MODES
+
+
+def run(env: Mapping[str, str], reporter: WorkflowReporter) -> int:
     """One Action step; every failure ends as an annotation and an exit status, never a traceback.
     Outputs (all of them, empty when not applicable) and the summary are written whatever happens."""
     try:
-        return _run(env, runner)
+        return _run(env, reporter)
     finally:
-        if not runner.outputs:
-            set_outputs(runner)
-        runner.write_outputs()
-        runner.write_summary()
+        if not reporter.outputs:
+            set_outputs(reporter)
+        reporter.write_outputs()
+        reporter.write_summary()
 
 
-def _run(env: Mapping[str, str], runner: Runner) -> int:
+def _error(reporter: WorkflowReporter, message: str, title: str = "memshelf-bot") -> None:
+    reporter.annotate(Note(Level.ERROR, None, None, title, message))
+
+
+def _run(env: Mapping[str, str], reporter: WorkflowReporter) -> int:
     try:
         given = action_inputs.read(env)
     except action_inputs.InputError as exc:
-        runner.annotate("error", None, None, "memshelf-bot: invalid input", str(exc))
-        set_outputs(runner, verdict="config-error")
+        _error(reporter, str(exc), "memshelf-bot: invalid input")
+        set_outputs(reporter, verdict="config-error")
         return 2
-    runner.add_secret(given.token or env.get("GITHUB_TOKEN", ""))
+    reporter.add_secret(given.token or env.get("GITHUB_TOKEN", ""))
     try:
-        ctx = ActionContext.from_env(env, given, runner)
+        job = context.build(env, given, reporter)
     except ContextError as exc:
-        runner.annotate("error", None, None, "memshelf-bot", str(exc))
+        _error(reporter, str(exc))
         return 2
-    runner.trust_workspace(str(ctx.workspace))
+    if not job.workspace.token and writes(given.mode, job):
+        _error(reporter, "this run must write to GitHub, but input 'token' is empty and GITHUB_TOKEN is not set: "
+                         "pass `token: ${{ github.token }}` (or a token with the job's permissions)")
+        set_outputs(reporter, verdict="config-error")
+        return 2
+    context.trust_workspace(job.workspace.root, reporter)
     try:
-        return MODE_FLOWS[given.mode](ctx)
+        return MODE_FLOWS[given.mode](job)
     except ContextError as exc:
-        runner.annotate("error", None, None, "memshelf-bot", str(exc))
+        _error(reporter, str(exc))
         return 2
-    except (ApiUnavailable, GitFailed) as exc:
-        runner.annotate("error", None, None, "memshelf-bot", str(exc))
+    except GitFailed as exc:
+        _error(reporter, str(exc))
         return 1
-    except GithubException as exc:
-        message = exc.data.get("message") if isinstance(exc.data, dict) else None
-        runner.annotate("error", None, None, "memshelf-bot: GitHub refused a request",
-                        f"GitHub answered {exc.status}: {message or exc}")
+    except PortError as exc:
+        if exc.reason in (Reason.UNAVAILABLE, Reason.RATE_LIMITED):
+            _error(reporter, exc.message)
+        else:
+            _error(reporter, f"GitHub answered {exc.status}: {exc.detail}", "memshelf-bot: GitHub refused a request")
         return 1
     finally:
-        ctx.close()
+        job.workspace.close()
 
 
 def cli_main(args: object) -> int:
-    return run(os.environ, Runner(os.environ))
+    return run(os.environ, WorkflowReporter.from_env(os.environ))

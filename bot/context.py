@@ -1,25 +1,22 @@
-"""One Action run's world: the `GITHUB_*` environment, the event, the inputs, the runner, and
-(lazily) the GitHub client and the local repository. Flows take this and nothing else.
+"""The Action's front door: one step's `GITHUB_*` environment and inputs made into a `Job` (the
+typed event, the GitHub port over the job's token, the workflow reporter, the workspace). Nothing
+past this module reads the environment.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import tempfile
+import subprocess
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memshelf_render.findings import Finding
-from memshelf_render.redact import PolicyPack
-from memshelf_render.shelf import SETTINGS, Settings, Shelf, load_settings, load_shelf
-
-from .github import WRITE_SPACING, GitHub, Wait
-from .gitlocal import LocalRepo
+from .adapters.pygithub import WRITE_SPACING, PyGithubPort
+from .events import Event
 from .inputs import Inputs
-from .runner import Runner
+from .job import Job, Workspace
+from .report import Reporter
 
 WRITE_SPACING_VAR = "MEMSHELF_BOT_WRITE_SPACING"
 
@@ -35,116 +32,62 @@ def _required(env: Mapping[str, str], name: str) -> str:
     return value
 
 
-@dataclass
-class ActionContext:
-    env: Mapping[str, str]
-    inputs: Inputs
-    runner: Runner
-    event_name: str
-    event: dict[str, Any]
-    workspace: Path
-    full_name: str
-    api_url: str
-    server_url: str
-    _local: LocalRepo | None = field(default=None, repr=False)
-    _github: GitHub | None = field(default=None, repr=False)
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str], inputs: Inputs, runner: Runner) -> ActionContext:
-        event_path = env.get("GITHUB_EVENT_PATH", "")
-        event: dict[str, Any] = {}
-        if event_path:
-            try:
-                loaded = json.loads(Path(event_path).read_text(encoding="utf-8"))
-            except (OSError, ValueError) as exc:
-                raise ContextError(f"cannot read the event payload at GITHUB_EVENT_PATH: {exc}") from exc
-            if not isinstance(loaded, dict):
-                raise ContextError("the event payload at GITHUB_EVENT_PATH is not a JSON object")
-            event = loaded
-        return cls(
-            env=env, inputs=inputs, runner=runner,
-            event_name=_required(env, "GITHUB_EVENT_NAME"), event=event,
-            workspace=Path(env.get("GITHUB_WORKSPACE") or os.getcwd()),
-            full_name=_required(env, "GITHUB_REPOSITORY"),
-            api_url=env.get("GITHUB_API_URL") or "https://api.github.com",
-            server_url=env.get("GITHUB_SERVER_URL") or "https://github.com",
-        )
-
-    @property
-    def token(self) -> str:
-        return self.inputs.token or self.env.get("GITHUB_TOKEN", "")
-
-    @property
-    def prefix(self) -> str:
-        """The shelf's directory inside the repository ('' for the root)."""
-        return "" if self.inputs.shelf_path == "." else self.inputs.shelf_path
-
-    @property
-    def github(self) -> GitHub:
-        if self._github is None:
-            self._github = GitHub(self.token, self.api_url, self.full_name, notify=self.runner.log,
-                                  write_spacing=self.write_spacing)
-        return self._github
-
-    @property
-    def write_spacing(self) -> float:
-        """Seconds between the bot's writes: GitHub's secondary-limit advice, unless
-        `MEMSHELF_BOT_WRITE_SPACING` says otherwise (an API without such limits, e.g. the sandbox)."""
-        raw = self.env.get(WRITE_SPACING_VAR, "").strip()
-        if not raw:
-            return WRITE_SPACING
+def read_event(env: Mapping[str, str]) -> Event:
+    """The event this step runs for: GITHUB_EVENT_NAME and the payload at GITHUB_EVENT_PATH."""
+    name = _required(env, "GITHUB_EVENT_NAME")
+    event_path = env.get("GITHUB_EVENT_PATH", "")
+    payload: dict[str, Any] = {}
+    if event_path:
         try:
-            value = float(raw)
-        except ValueError:
-            value = -1.0
-        if not 0 <= value <= 60:
-            raise ContextError(f"{WRITE_SPACING_VAR} must be a number of seconds from 0 to 60, got {raw!r}")
-        return value
-
-    @property
-    def waits(self) -> list[Wait]:
-        """Every pause GitHub asked for in this run (none when the API was never used)."""
-        return self._github.waits if self._github is not None else []
-
-    @property
-    def local(self) -> LocalRepo:
-        if self._local is None:
-            self._local = LocalRepo.open(self.workspace, self.server_url, self.full_name, self.token)
-        return self._local
-
-    @property
-    def default_branch(self) -> str:
-        branch = (self.event.get("repository") or {}).get("default_branch")
-        if branch:
-            return str(branch)
-        return self.github.call("read the repository", lambda: self.github.repo.default_branch)
-
-    @property
-    def run_id(self) -> str | None:
-        return self.env.get("GITHUB_RUN_ID") or None
-
-    def load(self, repo_root: Path, settings: Settings | None = None) -> tuple[Shelf | None, list[Finding]]:
-        """The shelf under `repo_root`, with `settings` (else its own file's) under the inputs;
-        the runner masks with the shelf's policy from here on."""
-        shelf, problems = load_shelf(repo_root / self.inputs.shelf_path)
-        if shelf is None:
-            return None, problems
-        if settings is not None:
-            shelf.settings = settings
-        self.inputs.apply(shelf.settings)
-        self.runner.policy = PolicyPack.parse(shelf.read_text(shelf.patterns_path))
-        return shelf, []
-
-    def close(self) -> None:
-        if self._local is not None:
-            self._local.close()
+            loaded = json.loads(Path(event_path).read_text(encoding="utf-8"))
+        except (OSError, ValueError, RecursionError) as exc:
+            raise ContextError(f"cannot read the event payload at GITHUB_EVENT_PATH: {exc}") from exc
+        if not isinstance(loaded, dict):
+            raise ContextError("the event payload at GITHUB_EVENT_PATH is not a JSON object")
+        payload = loaded
+    return Event.from_payload(name, payload)
 
 
-def settings_from_bytes(data: bytes | None) -> tuple[Settings | None, list[Finding]]:
-    """`.memshelf-bot.yml` content (e.g. the base branch's, read through the API) as Settings,
-    checked exactly as a file on disk would be; None bytes are the defaults."""
-    if data is None:
-        return Settings(), []
-    with tempfile.TemporaryDirectory(prefix="memshelf-bot-settings-") as tmp:
-        (Path(tmp) / SETTINGS).write_bytes(data)
-        return load_settings(Path(tmp))
+def write_spacing(env: Mapping[str, str]) -> float:
+    """Seconds between the bot's writes: GitHub's secondary-limit advice, unless
+    `MEMSHELF_BOT_WRITE_SPACING` says otherwise (an API without such limits, e.g. the sandbox)."""
+    raw = env.get(WRITE_SPACING_VAR, "").strip()
+    if not raw:
+        return WRITE_SPACING
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 60:
+        raise ContextError(f"{WRITE_SPACING_VAR} must be a number of seconds from 0 to 60, got {raw!r}")
+    return value
+
+
+def build(env: Mapping[str, str], inputs: Inputs, reporter: Reporter) -> Job:
+    """The job of one Actions step."""
+    event = read_event(env)
+    full_name = _required(env, "GITHUB_REPOSITORY")
+    api_url = env.get("GITHUB_API_URL") or "https://api.github.com"
+    server_url = (env.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/")
+    token = inputs.token or env.get("GITHUB_TOKEN", "")
+    port = PyGithubPort(token, api_url, full_name, notify=reporter.log, write_spacing=write_spacing(env))
+    run_id = env.get("GITHUB_RUN_ID")
+    workspace = Workspace(root=Path(env.get("GITHUB_WORKSPACE") or os.getcwd()),
+                          remote_url=f"{server_url}/{full_name}.git", token=token, shelf_path=inputs.shelf_path,
+                          overrides=inputs.overrides,
+                          run_url=f"{server_url}/{full_name}/actions/runs/{run_id}" if run_id else None)
+    return Job(event, port, reporter, workspace)
+
+
+def trust_workspace(workspace: Path, reporter: Reporter) -> None:
+    """Add the workspace to git's `safe.directory` (the container's user does not own it)."""
+    where = str(workspace)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    try:
+        listed = subprocess.run(["git", "config", "--global", "--get-all", "safe.directory"], env=env,
+                                capture_output=True, text=True, check=False).stdout.split("\n")
+        if where not in listed and "*" not in listed:
+            subprocess.run(["git", "config", "--global", "--add", "safe.directory", where], env=env,
+                           capture_output=True, check=True)
+    except (OSError, subprocess.CalledProcessError) as exc:
+        reporter.log(f"memshelf-bot: could not mark {where} as a safe git directory: {exc}")

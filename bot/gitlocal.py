@@ -1,6 +1,10 @@
-"""Local git for the flows: fetch an exact commit over HTTP with the job's token, look at it in a
-scratch worktree, read file modes. The token travels in an HTTP header set through git's
-environment (never in a URL or on a command line), as actions/checkout does.
+"""The bot's one git seam: fetch an exact commit over HTTP with the job's token, look at it in a
+scratch worktree, read file modes, merge and push in a throwaway clone. The token travels in an
+HTTP header set through git's environment (never in a URL or on a command line), as
+actions/checkout does. Every git call runs without the caller's `GIT_*` variables (they could
+point git at another repository or config), and every revision that came from outside follows
+`--end-of-options`, so a branch named like an option is never read as one. One error type:
+`GitFailed` (a refused push says whether the branch moved).
 """
 
 from __future__ import annotations
@@ -16,18 +20,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 BOT_NAME, BOT_EMAIL = "github-actions[bot]", "41898282+github-actions[bot]@users.noreply.github.com"
-CLEAN_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_CONFIG_COUNT")
+EOO = "--end-of-options"
 
 
 class GitFailed(RuntimeError):
-    """A git command failed; the message never holds the token."""
+    """A git command failed; the message never holds the token. For a refused push, `moved`
+    says whether the branch is no longer the commit we built on (someone pushed meanwhile)
+    rather than closed to this token (read-only, protected)."""
 
-
-class PushRefused(GitFailed):
-    """The remote refused a push: `moved` when the branch is no longer the commit we built on
-    (someone pushed meanwhile), else the token may not write there (read-only, protected)."""
-
-    def __init__(self, message: str, moved: bool) -> None:
+    def __init__(self, message: str, moved: bool = False) -> None:
         super().__init__(message)
         self.moved = moved
 
@@ -42,9 +43,8 @@ class LocalRepo:
     scratch: bool = False
 
     @classmethod
-    def open(cls, workspace: Path, server_url: str, full_name: str, token: str) -> LocalRepo:
+    def open(cls, workspace: Path, url: str, token: str) -> LocalRepo:
         """The workspace's repository, or a new scratch one when the workspace is not a checkout."""
-        url = f"{server_url.rstrip('/')}/{full_name}.git"
         probe = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=workspace, capture_output=True,
                                text=True, check=False, env=_env())
         if probe.returncode == 0 and Path(probe.stdout.strip()).resolve() == workspace.resolve():
@@ -58,10 +58,10 @@ class LocalRepo:
         return cls(scratch, url, token, scratch=True)
 
     @classmethod
-    def throwaway(cls, server_url: str, full_name: str, token: str) -> LocalRepo:
+    def throwaway(cls, url: str, token: str) -> LocalRepo:
         """An empty scratch repository for work that must never touch the workspace (a merge):
         the bot's identity for its commits, no hooks, no signing. `close()` removes it."""
-        repo = cls._scratch("memshelf-bot-clone-", f"{server_url.rstrip('/')}/{full_name}.git", token)
+        repo = cls._scratch("memshelf-bot-clone-", url, token)
         hooks = repo.path / ".git" / "no-hooks"
         hooks.mkdir()
         for key, value in (("user.name", BOT_NAME), ("user.email", BOT_EMAIL), ("commit.gpgsign", "false"),
@@ -96,20 +96,20 @@ class LocalRepo:
 
     def head(self) -> str | None:
         try:
-            return self.git("rev-parse", "--verify", "--quiet", "HEAD^{commit}").strip() or None
+            return self.git("rev-parse", "--verify", "--quiet", EOO, "HEAD^{commit}").strip() or None
         except GitFailed:
             return None
 
     def has(self, sha: str) -> bool:
         try:
-            self.git("cat-file", "-e", f"{sha}^{{commit}}")
+            self.git("cat-file", "-e", EOO, f"{sha}^{{commit}}")
             return True
         except GitFailed:
             return False
 
     def parents(self, sha: str) -> list[str]:
         """The parents a commit names (read from the object, so a shallow checkout's too)."""
-        header = self.git("cat-file", "commit", sha).split("\n\n", 1)[0]
+        header = self.git("cat-file", "commit", EOO, sha).split("\n\n", 1)[0]
         return [line.split()[1] for line in header.splitlines() if line.startswith("parent ")]
 
     @contextmanager
@@ -131,29 +131,32 @@ class LocalRepo:
             return
         shallow = self.git("rev-parse", "--is-shallow-repository").strip() == "true" or self.scratch
         depth = ["--depth=1"] if shallow else []
-        self.git("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", *depth, self.remote_url, sha, remote=True)
+        self.git("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", *depth, EOO, self.remote_url, sha,
+                 remote=True)
 
     def fetch_branches(self, *branches: str) -> dict[str, str]:
         """The remote's `branches` with their whole history; branch -> the commit it points at."""
         specs = [f"+refs/heads/{b}:refs/remotes/origin/{b}" for b in branches]
-        self.git("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", self.remote_url, *specs, remote=True)
-        return {b: self.git("rev-parse", "--verify", f"refs/remotes/origin/{b}^{{commit}}").strip() for b in branches}
+        self.git("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", EOO, self.remote_url, *specs, remote=True)
+        return {b: self.git("rev-parse", "--verify", EOO, f"refs/remotes/origin/{b}^{{commit}}").strip()
+                for b in branches}
 
     def push(self, sha: str, branch: str) -> None:
         """A plain push of `sha` to `branch`: a fast-forward or nothing, never a force."""
-        proc = self.run("push", "--porcelain", "--quiet", self.remote_url, f"{sha}:refs/heads/{branch}", remote=True)
+        proc = self.run("push", "--porcelain", "--quiet", EOO, self.remote_url, f"{sha}:refs/heads/{branch}",
+                        remote=True)
         if proc.returncode == 0:
             return
         report = proc.stdout.decode("utf-8", "replace")
         moved = any(word in report for word in ("(fetch first)", "(non-fast-forward)", "(stale info)"))
         detail = next((line.split("\t")[-1] for line in report.splitlines() if line.startswith("!")), None)
-        raise PushRefused(f"git push to {branch} refused: {detail or self.error_text(proc)}", moved)
+        raise GitFailed(f"git push to {branch} refused: {detail or self.error_text(proc)}", moved)
 
     @contextmanager
     def worktree(self, sha: str) -> Iterator[Path]:
         """A detached scratch checkout of `sha`, removed afterwards."""
         where = Path(tempfile.mkdtemp(prefix="memshelf-bot-tree-")) / "tree"
-        self.git("worktree", "add", "--quiet", "--detach", str(where), sha)
+        self.git("worktree", "add", "--quiet", "--detach", EOO, str(where), sha)
         try:
             yield where
         finally:
@@ -164,7 +167,7 @@ class LocalRepo:
         """Git file modes of repo-relative `paths` in commit `sha` (absent paths are left out)."""
         if not paths:
             return {}
-        listing = self.git("ls-tree", "-z", sha, "--", *paths)
+        listing = self.git("ls-tree", "-z", EOO, sha, "--", *paths)
         modes = {}
         for record in listing.split("\0"):
             if record:
@@ -178,6 +181,6 @@ class LocalRepo:
 
 
 def _env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in CLEAN_ENV and not k.startswith("GIT_CONFIG_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env.update(GIT_TERMINAL_PROMPT="0", **(extra or {}))
     return env

@@ -13,8 +13,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from memshelf_render.shelf import Settings
-
 MODES = ("auto", "validate", "render", "guard", "open-pr", "resolve", "badge")
 COMMENT_POLICIES = ("auto", "always", "never")
 TRUE = ("true", "True", "TRUE")
@@ -46,12 +44,6 @@ class Inputs:
     token: str = ""
     shelf_path: str = "."
     overrides: dict[str, Any] = field(default_factory=dict)
-
-    def apply(self, settings: Settings) -> Settings:
-        """The shelf's settings with every given input laid over them (in place, returned)."""
-        for key, value in self.overrides.items():
-            setattr(settings, key, value)
-        return settings
 
 
 def _boolean(name: str, raw: str) -> bool:

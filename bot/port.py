@@ -38,13 +38,15 @@ class Reason(StrEnum):
 
 
 class PortError(RuntimeError):
-    """A request GitHub refused or could not answer; `message` never holds a token."""
+    """A request GitHub refused or could not answer: `message` says what was asked and why,
+    `detail` is GitHub's own words (both never hold a token)."""
 
-    def __init__(self, reason: Reason, message: str, status: int | None = None) -> None:
+    def __init__(self, reason: Reason, message: str, status: int | None = None, detail: str = "") -> None:
         super().__init__(message)
         self.reason = reason
         self.message = message
         self.status = status
+        self.detail = detail or message
 
 
 # pull requests ---------------------------------------------------------------------------
@@ -96,6 +98,7 @@ class PullRequest:
     head_ref: str
     head_sha: str
     head_repo: str | None  # full name; None when the head repository was deleted
+    head_label: str  # owner:branch
     base_ref: str
     base_sha: str
     merged: bool = False
@@ -395,8 +398,8 @@ class GitHubPort(Protocol):
     # verdicts
     def set_status(self, sha: str, status: CommitStatus) -> None: ...
 
-    def create_check_run(self, name: str, head_sha: str, status: CheckStatus,
-                         output: CheckOutput | None = None) -> CheckRun: ...
+    def create_check_run(self, name: str, head_sha: str, status: CheckStatus, output: CheckOutput | None = None,
+                         conclusion: Conclusion | None = None) -> CheckRun: ...
 
     def update_check_run(self, run_id: int, status: CheckStatus, conclusion: Conclusion | None = None,
                          output: CheckOutput | None = None) -> CheckRun: ...

@@ -10,22 +10,36 @@ commit that was validated); a repository that does not allow it is reported, nev
 
 from __future__ import annotations
 
+import random
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from enum import StrEnum
 
-from github import GithubException
+from memshelf_render.check import Verdict
 
-from .github import GitHub
+from .port import (
+    AutoMergeAnswer,
+    CommitStatus,
+    GitHubPort,
+    Label,
+    MergeMethod,
+    PortError,
+    PullRequest,
+    Reason,
+    StatusState,
+)
 
 STATUS_CONTEXT = "memshelf-bot/validate"
 EPISODE_LABEL = "shelf:episode"
 INVALID_LABEL = "shelf:invalid"
-LABELS = {  # name -> (colour, description)
-    EPISODE_LABEL: ("5319e7", "Episodes for the memory shelf (memshelf-bot)"),
-    INVALID_LABEL: ("d73a4a", "memshelf-bot found errors in these episodes"),
+LABELS = {
+    EPISODE_LABEL: Label(EPISODE_LABEL, "5319e7", "Episodes for the memory shelf (memshelf-bot)"),
+    INVALID_LABEL: Label(INVALID_LABEL, "d73a4a", "memshelf-bot found errors in these episodes"),
 }
 OPEN_ATTEMPTS = 4
-STATUS_STATES = {"valid": "success", "violations": "failure", "config-error": "error"}
+STATUS_STATES = {Verdict.VALID: StatusState.SUCCESS, Verdict.VIOLATIONS: StatusState.FAILURE,
+                 Verdict.CONFIG_ERROR: StatusState.ERROR}
 MAX_STATUS_DESCRIPTION = 140  # GitHub cuts a status description there
 
 
@@ -33,90 +47,57 @@ class CannotOpen(RuntimeError):
     """GitHub refuses to open the pull request (e.g. Actions may not create pull requests)."""
 
 
-def _messages(exc: GithubException) -> list[str]:
-    data = exc.data if isinstance(exc.data, dict) else {}
-    found = [str(data.get("message", ""))]
-    found += [str(e.get("message", "")) for e in data.get("errors") or () if isinstance(e, dict)]
-    return [m for m in found if m]
-
-
-def open_pulls(client: GitHub, branch: str) -> list[Any]:
-    """The open pull requests whose head is `branch` of this repository, oldest first."""
-    owner = client.full_name.split("/", 1)[0]
-    pulls = client.call(f"list the pull requests of {branch}", lambda: list(
-        client.repo.get_pulls(state="open", head=f"{owner}:{branch}", sort="created", direction="asc")))
-    return sorted(pulls, key=lambda p: p.number)
-
-
-def _pick(pulls: list[Any], base: str) -> Any:
+def pick(pulls: tuple[PullRequest, ...], base: str) -> PullRequest:
     """The one to keep up to date: the oldest against `base`, else the oldest."""
-    return next((p for p in pulls if p.base.ref == base), pulls[0])
+    return next((p for p in pulls if p.base_ref == base), pulls[0])
 
 
-def find_or_open(client: GitHub, branch: str, base: str, title: str, body: str) -> tuple[Any, bool]:
+def find_or_open(port: GitHubPort, branch: str, base: str, title: str, body: str,
+                 sleep: Callable[[float], None] = time.sleep,
+                 rng: random.Random | None = None) -> tuple[PullRequest, bool]:
     """The branch's open pull request and whether this call opened it."""
+    rng = rng or random.Random()
     for attempt in range(OPEN_ATTEMPTS):
-        found = open_pulls(client, branch)
+        found = port.open_pulls(branch)
         if found:
-            return _pick(found, base), False
+            return pick(found, base), False
         try:
-            pull = client.call(f"open a pull request for {branch}", client.repo.create_pull, title=title,
-                               body=body, base=base, head=branch)
-            return pull, True
-        except GithubException as exc:
-            messages = _messages(exc)
-            if exc.status == 422 and any("already exists" in m for m in messages):
-                client.sleep(client.rng.uniform(0.05, 0.25) * (attempt + 1))  # the other run's PR: list again
+            return port.open_pull(title=title, body=body, head=branch, base=base), True
+        except PortError as exc:
+            if exc.reason is Reason.ALREADY_EXISTS:
+                sleep(rng.uniform(0.05, 0.25) * (attempt + 1))  # the other run's PR: list again
                 continue
-            if exc.status in (403, 422):
-                raise CannotOpen("; ".join(messages) or f"GitHub answered {exc.status}") from exc
+            if exc.reason in (Reason.READ_ONLY, Reason.FORBIDDEN, Reason.INVALID):
+                raise CannotOpen(exc.detail) from exc
             raise
     raise CannotOpen(f"GitHub keeps saying a pull request for {branch} exists, but does not list it")
 
 
-# labels ------------------------------------------------------------------------------------
-
-
-def ensure_label(client: GitHub, name: str) -> None:
-    """Create the label with its colour and description unless the repository has it."""
-    try:
-        client.call(f"read the label {name}", client.repo.get_label, name)
-        return
-    except GithubException as exc:
-        if exc.status != 404:
-            raise
-    colour, description = LABELS[name]
-    try:
-        client.write(f"create the label {name}", client.repo.create_label, name, colour, description)
-    except GithubException as exc:
-        if exc.status != 422:  # created meanwhile by a concurrent run
-            raise
-
-
-def sync_labels(client: GitHub, pull: Any, invalid: bool) -> tuple[list[str], list[str]]:
+def sync_labels(port: GitHubPort, pull: PullRequest, invalid: bool) -> tuple[list[str], list[str]]:
     """`shelf:episode` always, `shelf:invalid` exactly while the verdict fails; (added, removed)."""
-    have = {label.name for label in pull.labels}
+    have = set(pull.labels)
     wanted = [EPISODE_LABEL] + ([INVALID_LABEL] if invalid else [])
     added = [name for name in wanted if name not in have]
-    for name in added:
-        ensure_label(client, name)
-    if added:
-        client.write(f"label #{pull.number}", pull.add_to_labels, *added)
     removed = [INVALID_LABEL] if not invalid and INVALID_LABEL in have else []
-    for name in removed:
-        try:
-            client.write(f"unlabel #{pull.number}", pull.remove_from_labels, name)
-        except GithubException as exc:
-            if exc.status != 404:  # removed meanwhile
-                raise
+    try:
+        for name in added:
+            port.ensure_label(LABELS[name])
+        if added:
+            port.add_labels(pull.number, added)
+        for name in removed:
+            port.remove_label(pull.number, name)
+    except PortError as exc:
+        if exc.reason is not Reason.READ_ONLY:
+            raise
+        return [], []
     return added, removed
 
 
 # the commit status ---------------------------------------------------------------------------
 
 
-def status_description(verdict: str, counts: dict[str, int], episodes: int) -> str:
-    if verdict == "config-error":
+def status_description(verdict: Verdict, counts: dict[str, int], episodes: int) -> str:
+    if verdict is Verdict.CONFIG_ERROR:
         text = "configuration error: shelf.yml or .memshelf-bot.yml is missing or invalid"
     else:
         text = (f"{verdict}: {counts['error']} error(s), {counts['warning']} warning(s) in {episodes} "
@@ -124,83 +105,84 @@ def status_description(verdict: str, counts: dict[str, int], episodes: int) -> s
     return text[:MAX_STATUS_DESCRIPTION]
 
 
-def publish_status(client: GitHub, sha: str, verdict: str, description: str, target_url: str | None) -> bool:
+def publish_status(port: GitHubPort, sha: str, verdict: Verdict, description: str, target_url: str | None) -> bool:
     """The verdict as the `memshelf-bot/validate` status of `sha`; False when the token may not."""
-    payload: dict[str, Any] = {"state": STATUS_STATES[verdict], "context": STATUS_CONTEXT,
-                               "description": description}
-    if target_url:
-        payload["target_url"] = target_url
-    requester = client.gh.requester
-    done = client.write(f"publish the {STATUS_CONTEXT} status", requester.requestJsonAndCheck, "POST",
-                        f"{client.repo.url}/statuses/{sha}", input=payload)
-    return done is not None
+    try:
+        port.set_status(sha, CommitStatus(STATUS_STATES[verdict], STATUS_CONTEXT, description, target_url))
+    except PortError as exc:
+        if exc.reason is Reason.READ_ONLY:
+            return False
+        raise
+    return True
 
 
 # auto-merge ----------------------------------------------------------------------------------
+
+
+class AutoMergeAction(StrEnum):
+    OFF = "off"
+    ENABLED = "enabled"
+    MERGED = "merged"
+    NOT_ALLOWED = "not-allowed"
+    CONFLICT = "conflict"
+    MOVED = "moved"
+    REFUSED = "refused"
+    DISABLED = "disabled"
+
+
+ANSWERS = {AutoMergeAnswer.NOT_ALLOWED: AutoMergeAction.NOT_ALLOWED, AutoMergeAnswer.HEAD_MOVED: AutoMergeAction.MOVED,
+           AutoMergeAnswer.CONFLICT: AutoMergeAction.CONFLICT, AutoMergeAnswer.REFUSED: AutoMergeAction.REFUSED}
 
 
 @dataclass(frozen=True, slots=True)
 class AutoMerge:
     """What became of the pull request's auto-merge in this run."""
 
-    action: str  # off | enabled | merged | not-allowed | conflict | moved | refused | disabled
+    action: AutoMergeAction
     detail: str = ""
     merge_sha: str = ""
 
     def remark(self, base: str) -> str | None:
         """The line the sticky comment carries about it (None: nothing worth saying)."""
         return {
-            "enabled": f"🔀 Auto-merge is on: GitHub squash-merges this pull request into `{base}` once its "
-                       "required checks pass.",
-            "merged": f"🔀 Auto-merge: nothing else was required, so the bot squash-merged this pull request into "
-                      f"`{base}`.",
-            "not-allowed": "⚠️ `auto_merge` is on, but this repository does not allow auto-merge: enable *Allow "
-                           "auto-merge* in Settings → General, or turn `auto_merge` off. The pull request waits "
-                           "for a human.",
-            "conflict": f"⚠️ Auto-merge waits: this branch conflicts with `{base}`. Someone with write access can "
-                        "comment `/shelf resolve` to settle it.",
-            "moved": "Auto-merge was not enabled: the branch moved after it was validated; the run for the new "
-                     "push decides.",
-            "refused": f"⚠️ GitHub refused to enable auto-merge: {self.detail}",
-            "disabled": "Auto-merge was turned off: the episodes no longer pass.",
+            AutoMergeAction.ENABLED: f"🔀 Auto-merge is on: GitHub squash-merges this pull request into `{base}` "
+                                     "once its required checks pass.",
+            AutoMergeAction.MERGED: "🔀 Auto-merge: nothing else was required, so the bot squash-merged this pull "
+                                    f"request into `{base}`.",
+            AutoMergeAction.NOT_ALLOWED: "⚠️ `auto_merge` is on, but this repository does not allow auto-merge: "
+                                         "enable *Allow auto-merge* in Settings → General, or turn `auto_merge` "
+                                         "off. The pull request waits for a human.",
+            AutoMergeAction.CONFLICT: f"⚠️ Auto-merge waits: this branch conflicts with `{base}`. Someone with write "
+                                      "access can comment `/shelf resolve` to settle it.",
+            AutoMergeAction.MOVED: "Auto-merge was not enabled: the branch moved after it was validated; the run for "
+                                   "the new push decides.",
+            AutoMergeAction.REFUSED: f"⚠️ GitHub refused to enable auto-merge: {self.detail}",
+            AutoMergeAction.DISABLED: "Auto-merge was turned off: the episodes no longer pass.",
         }.get(self.action)
 
 
-def _graphql_messages(exc: GithubException) -> str:
-    return "; ".join(_messages(exc)) or f"GitHub answered {exc.status}"
-
-
-def settle_auto_merge(client: GitHub, pull: Any, head_sha: str, *, wanted: bool, valid: bool) -> AutoMerge:
+def settle_auto_merge(port: GitHubPort, pull: PullRequest, head_sha: str, *, wanted: bool,
+                      valid: bool) -> AutoMerge:
     """Arm GitHub's auto-merge (squash, for `head_sha` only) when `wanted` and `valid`. When
     GitHub says nothing required is left to wait for (a "clean" or "unstable" pull request), merge
     now instead, as `gh pr merge --auto` does. An armed auto-merge is disarmed when the episodes
     stop passing."""
-    armed = (pull.raw_data or {}).get("auto_merge") is not None
     if not valid:
-        if armed:
-            client.call("disable auto-merge", pull.disable_automerge)
-            return AutoMerge("disabled")
-        return AutoMerge("off")
+        if pull.auto_merge:
+            port.disable_auto_merge(pull)
+            return AutoMerge(AutoMergeAction.DISABLED)
+        return AutoMerge(AutoMergeAction.OFF)
     if not wanted:
-        return AutoMerge("off")
-    if armed:
-        return AutoMerge("enabled")
-    try:
-        client.call("enable auto-merge", pull.enable_automerge, merge_method="SQUASH", expected_head_oid=head_sha)
-        return AutoMerge("enabled")
-    except GithubException as exc:
-        text = _graphql_messages(exc)
-    lowered = text.lower()
-    if "not allowed" in lowered:
-        return AutoMerge("not-allowed", text)
-    if "expected head sha" in lowered:
-        return AutoMerge("moved", text)
-    if "dirty status" in lowered or "conflict" in lowered:
-        return AutoMerge("conflict", text)
-    if "clean status" in lowered or "unstable status" in lowered:
+        return AutoMerge(AutoMergeAction.OFF)
+    if pull.auto_merge:
+        return AutoMerge(AutoMergeAction.ENABLED)
+    answer = port.enable_auto_merge(pull, head_sha, MergeMethod.SQUASH)
+    if answer.answer is AutoMergeAnswer.ENABLED:
+        return AutoMerge(AutoMergeAction.ENABLED)
+    if answer.answer is AutoMergeAnswer.CLEAN:
         try:
-            merged = client.call(f"merge #{pull.number}", pull.merge, merge_method="squash", sha=head_sha)
-        except GithubException as exc:
-            return AutoMerge("refused", _graphql_messages(exc))
-        return AutoMerge("merged", merge_sha=merged.sha)
-    return AutoMerge("refused", text)
+            merged = port.merge(pull.number, head_sha, MergeMethod.SQUASH)
+        except PortError as exc:
+            return AutoMerge(AutoMergeAction.REFUSED, exc.detail)
+        return AutoMerge(AutoMergeAction.MERGED, merge_sha=merged)
+    return AutoMerge(ANSWERS[answer.answer], answer.detail)

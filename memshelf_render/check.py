@@ -13,10 +13,15 @@ from enum import StrEnum
 from .findings import Finding
 from .guard import Change, GuardResult, classify
 from .records import collect
+from .redact import mask
 from .render import plan
+from .rules.context import Context
+from .rules.structure import policy_checks
 from .shelf import Shelf
 from .stats import claimed_economy, ledger_rows, tokens
 from .validate import Report, validate_shelf
+
+POLICY_CODES = ("policy-missing", "policy-pattern-invalid")
 
 
 class Verdict(StrEnum):
@@ -118,12 +123,20 @@ def changes_from_files(files: list[tuple[str, str, str | None]], prefix: str, mo
     return out
 
 
-def check(shelf: Shelf, changes: list[Change], *, base_ids: set[str], strict: bool) -> Outcome:
-    """The guard over `changes`, then every rule over the added and modified episodes."""
+def check(shelf: Shelf, changes: list[Change], *, base_ids: set[str], strict: bool,
+          head: Shelf | None = None) -> Outcome:
+    """The guard over `changes`, then every rule over the added and modified episodes. With
+    `head`, `shelf` is that shelf governed by another policy (the base branch's): the rules and
+    the masking use it, while the policy files' own checks are `head`'s, so a change to them is
+    validated without applying to the change that makes it."""
     guard = classify(shelf, changes, base_ids=base_ids, allow=shelf.settings.allow_paths)
     changed = guard.changed_episodes
     findings = list(guard.findings)
     findings += validate_shelf(shelf, changed=[str(shelf.root / p) for p in changed])
+    if head is not None:
+        findings = [f for f in findings if f.code not in POLICY_CODES]
+        findings += [Finding(f.code, f.path, f.line, mask(f.message, Context(shelf).policy))
+                     for f in policy_checks(Context(head))]
     findings.sort(key=Finding.sort_key)
     report = Report(shelf.root, findings=findings, strict=strict, episodes=len(changed))
     return Outcome(report=report, guard=guard, checked=len(changed))

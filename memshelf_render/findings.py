@@ -17,6 +17,16 @@ class Severity(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class Replacement:
+    """A mechanical fix the rule knows: line `line` of the file becomes `text` (one or more
+    lines), for `why`. Front-ends turn it into a suggestion; nothing parses messages for it."""
+
+    line: int
+    text: str
+    why: str
+
+
+@dataclass(frozen=True, slots=True)
 class Finding:
     """One problem at one place. Severity, fix and spec rule come from the catalog by code."""
 
@@ -24,6 +34,7 @@ class Finding:
     path: str
     line: int | None
     message: str
+    replacement: Replacement | None = None
 
     @property
     def rule(self):

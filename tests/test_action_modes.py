@@ -6,8 +6,10 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import pytest
+
 from bot import action
-from bot.runner import Runner
+from bot.report.workflow import WorkflowReporter
 from memshelf_sandbox.actionrun import parse_commands, parse_outputs
 from tests import action_harness
 from tests.action_harness import Harness, episode, git, seed_shelf, serve
@@ -17,6 +19,8 @@ from tests.sandbox_fixtures import (
     push_event,
     workflow_dispatch_event,
 )
+
+pytestmark = pytest.mark.e2e  # `memshelf-bot action` in a subprocess against the sandbox
 
 shelf_sandbox, harness = action_harness.shelf_sandbox, action_harness.harness
 UNREACHABLE = "http://127.0.0.1:9"  # nothing listens: these modes must not need the API
@@ -187,7 +191,7 @@ def test_a_shelf_in_a_sub_directory_reports_repository_paths(tmp_path: Path) -> 
 def test_outside_an_actions_step_the_action_says_what_is_missing(tmp_path: Path) -> None:
     out, output = io.StringIO(), tmp_path / "output"
     env = {"GITHUB_OUTPUT": str(output)}
-    assert action.run(env, Runner(env, out=out)) == 2
+    assert action.run(env, WorkflowReporter.from_env(env, out)) == 2
     [error] = parse_commands(out.getvalue())[0]
     assert error.message == "GITHUB_EVENT_NAME is not set: run memshelf-bot action inside a GitHub Actions step"
     assert parse_outputs(output.read_text()) == EMPTY

@@ -1,5 +1,5 @@
 """The Action's runtime pieces on their own: inputs, outputs, the summary cap, annotations and
-their limit, masks, `safe.directory`, and the GitHub client's wait-and-retry policy."""
+their limit, masks, `safe.directory`, and the GitHub adapter's wait-and-retry policy."""
 
 from __future__ import annotations
 
@@ -10,9 +10,13 @@ from pathlib import Path
 import pytest
 from github import GithubException, RateLimitExceededException
 
-from bot import github as gh
+from bot.adapters import pygithub as gh
+from bot.context import trust_workspace
 from bot.inputs import InputError, read
-from bot.runner import SUMMARY_LIMIT, Runner, fit_summary
+from bot.job import Workspace
+from bot.port import PortError, Reason
+from bot.report import Level, Note
+from bot.report.workflow import SUMMARY_LIMIT, WorkflowReporter, fit_summary
 from memshelf_render.shelf import Settings
 from memshelf_sandbox.actionrun import parse_commands, parse_outputs
 
@@ -24,7 +28,8 @@ def test_inputs_override_settings_only_when_given() -> None:
                   "INPUT_ALLOW_PATHS": "README.md, docs/extra/**\nLICENSE\n", "INPUT_COMMENT": "never",
                   "INPUT_SHELF_PATH": "./memory/", "PATH": "/bin"})
     assert (given.mode, given.token, given.shelf_path) == ("render", "t", "memory")
-    settings = given.apply(Settings(badge=True, strict=False, allow_paths=("x",)))
+    settings = Workspace(Path("."), "", overrides=given.overrides).apply(Settings(badge=True, strict=False,
+                                                                                   allow_paths=("x",)))
     assert settings.strict is True and settings.badge is True  # empty input: the shelf's own value stays
     assert settings.allow_paths == ("README.md", "docs/extra/**", "LICENSE") and settings.comment == "never"
     assert read({}).mode == "auto" and read({}).overrides == {}
@@ -50,7 +55,7 @@ def test_bad_inputs_are_refused_with_a_message(env: dict[str, str], message: str
 
 def test_outputs_use_fresh_random_heredoc_delimiters(tmp_path: Path) -> None:
     path = tmp_path / "out"
-    runner = Runner({"GITHUB_OUTPUT": str(path)}, out=io.StringIO())
+    runner = WorkflowReporter(out=io.StringIO(), output_path=str(path))
     runner.set_output("verdict", "valid")
     runner.set_output("notes", "two\nlines\nEOF\nghadelimiter_x")
     runner.set_output("empty", None)
@@ -76,11 +81,11 @@ def test_the_summary_is_cut_under_1_mib_at_a_line_with_a_visible_note() -> None:
 
 def test_annotations_past_ten_per_type_are_kept_for_the_summary() -> None:
     out = io.StringIO()
-    runner = Runner({}, out=out)
+    runner = WorkflowReporter(out=out)
     for i in range(12):
-        runner.annotate("error", "a.md", i + 1, "t", f"e{i}")
+        runner.annotate(Note(Level.ERROR, "a.md", i + 1, "t", f"e{i}"))
     for i in range(3):
-        runner.annotate("warning", "a.md", None, "t", f"w{i}")
+        runner.annotate(Note(Level.WARNING, "a.md", None, "t", f"w{i}"))
     annotations, _ = parse_commands(out.getvalue())
     assert [a.message for a in annotations] == [f"e{i}" for i in range(10)] + ["w0", "w1", "w2"]
     assert [(n.level, n.message) for n in runner.cut] == [("error", "e10"), ("error", "e11")]
@@ -88,11 +93,11 @@ def test_annotations_past_ten_per_type_are_kept_for_the_summary() -> None:
 
 def test_secrets_are_masked_in_everything_the_runner_writes() -> None:
     out = io.StringIO()
-    runner = Runner({}, out=out)
+    runner = WorkflowReporter(out=out)
     runner.add_secret("ghs_tokenvalue")
     runner.add_secret("ghs_tokenvalue")  # once is enough
     runner.log("token ghs_tokenvalue and AKIAABCDEFGHIJKLMNOP")
-    runner.annotate("error", None, None, "t", "Bearer abcdefghijklmnopqrstuvwxyz")
+    runner.annotate(Note(Level.ERROR, None, None, "t", "Bearer abcdefghijklmnopqrstuvwxyz"))
     runner.set_output("x", "ghs_tokenvalue")
     text = out.getvalue()
     assert text.count("::add-mask::ghs_tokenvalue") == 1
@@ -106,19 +111,19 @@ def test_the_workspace_becomes_a_safe_git_directory_once(tmp_path: Path, monkeyp
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
-    runner = Runner({}, out=io.StringIO())
-    runner.trust_workspace("/github/workspace")
-    runner.trust_workspace("/github/workspace")
+    reporter = WorkflowReporter(out=io.StringIO())
+    trust_workspace(Path("/github/workspace"), reporter)
+    trust_workspace(Path("/github/workspace"), reporter)
     listed = subprocess.run(["git", "config", "--global", "--get-all", "safe.directory"], capture_output=True,
                             text=True, check=True).stdout.split()
     assert listed == ["/github/workspace"]
 
 
-# the GitHub client's policy ---------------------------------------------------------------------
+# the GitHub adapter's policy --------------------------------------------------------------------
 
 
-def client(waits: list[float]) -> gh.GitHub:
-    return gh.GitHub("t", "http://127.0.0.1:9", "octo/shelf", sleep=waits.append)
+def client(waits: list[float]) -> gh.PyGithubPort:
+    return gh.PyGithubPort("t", "http://127.0.0.1:9", "octo/shelf", sleep=waits.append)
 
 
 def flaky(*failures: GithubException):
@@ -149,8 +154,9 @@ def test_a_primary_limit_waits_until_reset_and_too_long_a_wait_gives_up() -> Non
     assert gh.rate_limit_wait(exc, now=900) == 100
     assert gh.rate_limit_wait(GithubException(403, {"message": "Forbidden"}, {}), now=0) is None
     slept: list[float] = []
-    with pytest.raises(gh.ApiUnavailable, match="asks for a 3600 s wait"):
+    with pytest.raises(PortError, match="asks for a 3600 s wait") as refused:
         client(slept).call("x", flaky(GithubException(429, {}, {"Retry-After": "3600"})))
+    assert refused.value.reason is Reason.RATE_LIMITED
     assert slept == []
 
 
@@ -160,27 +166,48 @@ def test_server_errors_back_off_and_then_give_up() -> None:
     assert c.call("read", flaky(GithubException(502, {}, {}), GithubException(503, {}, {}))) == "done"
     assert len(slept) == 2 and 0.5 <= slept[0] <= 1.0 and 1.0 <= slept[1] <= 2.0
     errors = [GithubException(500, {}, {}) for _ in range(gh.MAX_RETRIES + 1)]
-    with pytest.raises(gh.ApiUnavailable, match="GitHub answered 500 5 times"):
+    with pytest.raises(PortError, match="GitHub answered 500 5 times") as refused:
         c.call("read", flaky(*errors))
+    assert refused.value.reason is Reason.UNAVAILABLE
 
 
-def test_a_read_only_refusal_marks_the_client_instead_of_failing() -> None:
+def test_a_read_only_refusal_is_typed_and_marks_the_port() -> None:
     c = client([])
     refused = GithubException(403, {"message": "Resource not accessible by integration"}, {})
-    assert c.write("comment", flaky(refused)) is None and c.read_only is True
-    with pytest.raises(GithubException):
-        c.write("comment", flaky(GithubException(404, {"message": "Not Found"}, {})))
+    with pytest.raises(PortError) as read_only:
+        c.call("comment", flaky(refused))
+    assert read_only.value.reason is Reason.READ_ONLY and c.read_only is True
+    with pytest.raises(PortError) as later:  # every later write is refused without a request
+        c._write("comment", flaky())
+    assert later.value.reason is Reason.READ_ONLY
+
+
+@pytest.mark.parametrize("status, message, reason", [
+    (404, "Not Found", Reason.NOT_FOUND),
+    (422, "Update is not a fast forward", Reason.NON_FAST_FORWARD),
+    (422, "Protected branch update failed for refs/heads/main.", Reason.PROTECTED),
+    (409, "Required status check \"ci\" is expected.", Reason.PROTECTED),
+    (422, "Repository rule violations found\n\nGH013", Reason.RULESET),
+    (422, "A pull request already exists for octo:x.", Reason.ALREADY_EXISTS),
+    (422, "Validation Failed", Reason.INVALID),
+    (401, "Bad credentials", Reason.FORBIDDEN),
+])
+def test_refusals_leave_the_adapter_as_typed_reasons(status: int, message: str, reason: Reason) -> None:
+    with pytest.raises(PortError) as refused:
+        client([]).call("x", flaky(GithubException(status, {"message": message}, {})))
+    assert refused.value.reason is reason and refused.value.status == status and message in refused.value.detail
 
 
 def test_writes_are_spaced_as_github_advises_unless_the_environment_says_otherwise(tmp_path: Path) -> None:
-    from bot.context import ActionContext, ContextError
+    from bot.context import ContextError, build
     from bot.inputs import Inputs
 
     env = {"GITHUB_EVENT_NAME": "push", "GITHUB_REPOSITORY": "octo/shelf", "GITHUB_WORKSPACE": str(tmp_path)}
 
     def spacing(extra: dict[str, str]) -> float | None:
-        ctx = ActionContext.from_env({**env, **extra}, Inputs(), Runner(env, out=io.StringIO()))
-        return ctx.github.write_spacing
+        job = build({**env, **extra}, Inputs(), WorkflowReporter(out=io.StringIO()))
+        assert isinstance(job.port, gh.PyGithubPort)
+        return job.port.write_spacing
 
     assert spacing({}) == gh.WRITE_SPACING == 0.25
     assert spacing({"MEMSHELF_BOT_WRITE_SPACING": "0"}) == 0.0
@@ -188,3 +215,37 @@ def test_writes_are_spaced_as_github_advises_unless_the_environment_says_otherwi
     for bad in ("soon", "-1", "61", "nan"):
         with pytest.raises(ContextError, match="MEMSHELF_BOT_WRITE_SPACING must be a number of seconds from 0 to 60"):
             spacing({"MEMSHELF_BOT_WRITE_SPACING": bad})
+
+
+def test_no_token_where_the_flow_must_write_is_a_configuration_error_naming_the_input(tmp_path: Path) -> None:
+    from bot import action
+
+    event = tmp_path / "event.json"
+    event.write_text('{"ref": "refs/heads/main", "repository": {"default_branch": "main"}}')
+    env = {"GITHUB_EVENT_NAME": "push", "GITHUB_EVENT_PATH": str(event), "GITHUB_REPOSITORY": "octo/shelf",
+           "GITHUB_WORKSPACE": str(tmp_path), "GITHUB_OUTPUT": str(tmp_path / "out")}
+    out = io.StringIO()
+    assert action.run(env, WorkflowReporter.from_env(env, out)) == 2
+    assert "input 'token' is empty" in out.getvalue()
+    assert parse_outputs((tmp_path / "out").read_text())["verdict"] == "config-error"
+    local = {**env, "INPUT_MODE": "validate"}
+    assert "input 'token'" not in _run_quietly(action, local)
+
+
+def _run_quietly(action, env: dict[str, str]) -> str:
+    out = io.StringIO()
+    action.run(env, WorkflowReporter.from_env(env, out))
+    return out.getvalue()
+
+
+def test_log_lines_never_start_a_workflow_command_and_annotation_fields_round_trip() -> None:
+    out = io.StringIO()
+    reporter = WorkflowReporter(out=out)
+    reporter.log("::warning title=pwned::x\n  ::stop-commands::tok\x1b[2J")
+    reporter.annotate(Note(Level.ERROR, "docs/a,b:c%.md", 3, "t:1,2", "line one\nline two %0A"))
+    lines = out.getvalue().split("\n")
+    assert not any(line.lstrip().startswith(("::warning", "::stop-commands")) for line in lines)
+    assert "\x1b" not in out.getvalue()
+    annotations, _ = parse_commands(out.getvalue())
+    [a] = annotations
+    assert (a.file, a.line, a.title, a.message) == ("docs/a,b:c%.md", 3, "t:1,2", "line one\nline two %0A")

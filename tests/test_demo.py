@@ -8,6 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.e2e  # the demo: `memshelf-bot action` in subprocesses against the sandbox
+
 
 def test_the_demo_runs_the_loop_and_exits_0(tmp_path: Path) -> None:
     cli = Path(sys.executable).parent / "memshelf-bot"

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bot.feedback import markdown as md
-from bot.feedback.comment import MAX_BODY, body, marker
-from bot.feedback.suggestions import Suggestion
-from bot.feedback.summary import cut_lines, findings_table
-from bot.runner import Note
+from bot.report import Level, Note, Suggestion
+from bot.report import markdown as md
+from bot.report.comment import MAX_BODY, body, marker
+from bot.report.summary import cut_lines, findings_table
 from memshelf_render.check import EpisodeRow, Outcome, Standing
 from memshelf_render.findings import Finding
 from memshelf_render.validate import Report
@@ -60,6 +59,6 @@ def test_the_summary_lists_every_finding_and_every_cut_annotation() -> None:
     rows = findings_table([Finding("secret", "docs/a|b.md", 3, "a | pipe")], "")
     assert rows[-2] == ("| ❌ error | `docs/a\\|b.md:3` | `secret` | a \\| pipe | Remove the secret (rotate it if "
                         "it was real); it stays in git history until rewritten. |")
-    cut = cut_lines([Note("error", "a.md", 3, "memshelf-bot: x", "m1"), Note("warning", None, None, "t", "m2")])
+    cut = cut_lines([Note(Level.ERROR, "a.md", 3, "memshelf-bot: x", "m1"), Note(Level.WARNING, None, None, "t", "m2")])
     assert cut[0] == "### Not shown as annotations (1 error, 1 warning)"
     assert cut[4:6] == ["- error `a.md:3` memshelf-bot: x: m1", "- warning `(no file)` t: m2"]

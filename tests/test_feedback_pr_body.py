@@ -3,8 +3,8 @@ human's text kept around it, hostile episode text rendered literally, GitHub's s
 
 from __future__ import annotations
 
-from bot.feedback import pr_body
-from bot.feedback.pr_body import EpisodeEntry
+from bot.report import pr_body
+from bot.report.pr_body import EpisodeEntry
 
 UPS = EpisodeEntry("docs/topics/2026-09-22-ups.md", "UPS runtime test", "topic", "The UPS carries the rack.",
                    "valid", 0, 0)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.feedback.suggestions import suggest
+from bot.report.suggestions import suggest
 from memshelf_render.redact import PolicyPack
 from memshelf_render.shelf import load_shelf
 from memshelf_render.validate import validate_shelf

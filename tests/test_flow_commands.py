@@ -14,13 +14,15 @@ import pytest
 
 from bot import action
 from bot.flows import resolve_pr
-from bot.runner import Runner
+from bot.report.workflow import WorkflowReporter
 from memshelf_render.render import render_shelf
 from memshelf_render.shelf import load_shelf
 from memshelf_sandbox.actionrun import StepResult
 from tests import action_harness
 from tests.action_harness import BOT_TOKEN, MAINTAINER_TOKEN, REPO, TOWER, Harness, episode, git
 from tests.sandbox_fixtures import WHO, issue_comment_event
+
+pytestmark = pytest.mark.e2e  # `memshelf-bot action` in a subprocess against the sandbox
 
 shelf_sandbox, harness = action_harness.shelf_sandbox, action_harness.harness
 READER_TOKEN = "ghp_" + "Rea6er00" * 4 + "abcd"
@@ -265,15 +267,15 @@ def in_process(h: Harness, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, payl
            "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"), "GITHUB_OUTPUT": str(tmp_path / "output"),
            "INPUT_TOKEN": BOT_TOKEN}
     monkeypatch.setenv("HOME", str(h.home))
-    return action.run(env, Runner(env, out=io.StringIO()))
+    return action.run(env, WorkflowReporter.from_env(env, io.StringIO()))
 
 
 def test_push_refusals_say_whether_the_branch_moved(tmp_path: Path) -> None:
-    from bot.gitlocal import LocalRepo, PushRefused
+    from bot.gitlocal import GitFailed, LocalRepo
 
     bare = tmp_path / "remote.git"
     subprocess.run(["git", "init", "--quiet", "--bare", str(bare)], check=True)
-    clone = LocalRepo.throwaway("unused", "octo/shelf", "")
+    clone = LocalRepo.throwaway("unused/octo/shelf.git", "")
     try:
         clone.remote_url = str(bare)
         clone.git("commit", "--quiet", "--allow-empty", "-m", "one")
@@ -285,7 +287,7 @@ def test_push_refusals_say_whether_the_branch_moved(tmp_path: Path) -> None:
         clone.git("commit", "--quiet", "--allow-empty", "-m", "elsewhere")
         sideways = clone.git("rev-parse", "HEAD").strip()
         clone.push(second, "topic")  # a fast-forward
-        with pytest.raises(PushRefused) as refused:
+        with pytest.raises(GitFailed) as refused:
             clone.push(sideways, "topic")  # not one: refused, never forced
         assert refused.value.moved and "topic" in str(refused.value)
         assert subprocess.run(["git", "-C", str(bare), "rev-parse", "topic"], capture_output=True, text=True,

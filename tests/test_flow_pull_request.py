@@ -7,11 +7,13 @@ import re
 
 import pytest
 
-from bot.runner import SUMMARY_LIMIT
+from bot.report.workflow import SUMMARY_LIMIT
 from memshelf_sandbox.actionrun import parse_commands
 from tests import action_harness
 from tests.action_harness import TOWER, Harness, episode, git
 from tests.sandbox_fixtures import WHO, pull_request_event
+
+pytestmark = pytest.mark.e2e  # `memshelf-bot action` in a subprocess against the sandbox
 
 shelf_sandbox, harness = action_harness.shelf_sandbox, action_harness.harness
 
@@ -143,7 +145,8 @@ def test_a_deleted_comment_is_recreated_and_duplicates_from_a_race_are_removed(h
 
     # a concurrent run left a second sticky comment: the oldest stays, the other goes
     [keep] = harness.sticky(number)
-    harness.repo.get_issue(number).create_comment(keep.body)
+    harness.sb.github(action_harness.BOT_TOKEN).get_repo(action_harness.REPO).get_issue(number).create_comment(
+        keep.body)
     assert len(harness.sticky(number)) == 2
     mark = len(harness.sb.calls)
     deduped = harness.pr_step(number, "synchronize")

@@ -10,13 +10,15 @@ from pathlib import Path
 import pytest
 
 from bot import action
-from bot.runner import Runner
+from bot.report.workflow import WorkflowReporter
 from memshelf_render.derived import is_derived
 from memshelf_render.render import render_shelf
 from memshelf_render.shelf import load_shelf
 from tests import action_harness
 from tests.action_harness import BOT_TOKEN, REPO, Harness, episode
 from tests.sandbox_fixtures import push_event, workflow_dispatch_event
+
+pytestmark = pytest.mark.e2e  # `memshelf-bot action` in a subprocess against the sandbox
 
 shelf_sandbox, harness = action_harness.shelf_sandbox, action_harness.harness
 
@@ -199,7 +201,7 @@ def test_a_render_that_is_not_a_fixed_point_fails_the_job_and_commits_nothing(
            "GITHUB_OUTPUT": str(output), "INPUT_TOKEN": BOT_TOKEN}
     monkeypatch.setenv("HOME", str(harness.home))
     out = io.StringIO()
-    assert action.run(env, Runner(env, out=out)) == 1
+    assert action.run(env, WorkflowReporter.from_env(env, out)) == 1
     assert harness.sb.store.ref("refs/heads/main") == after
     assert "**❌ render failed**: rendering is not a fixed point" in summary.read_text()
     assert "::error title=memshelf-bot%3A render failed::rendering is not a fixed point" in out.getvalue()

@@ -27,6 +27,8 @@ from tests import action_harness
 from tests.action_harness import Harness, episode
 from tests.sandbox_fixtures import push_event
 
+pytestmark = pytest.mark.e2e  # `memshelf-bot action` in a subprocess against the sandbox
+
 shelf_sandbox, harness = action_harness.shelf_sandbox, action_harness.harness
 
 MERGES = 4

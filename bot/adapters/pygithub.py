@@ -139,7 +139,8 @@ def _pull(data: dict[str, Any]) -> PullRequest:
     return PullRequest(
         number=int(data["number"]), state=PullState(data.get("state", "open")), title=data.get("title") or "",
         body=data.get("body") or "", head_ref=head.get("ref", ""), head_sha=head.get("sha", ""),
-        head_repo=(head.get("repo") or {}).get("full_name"), base_ref=base.get("ref", ""),
+        head_repo=(head.get("repo") or {}).get("full_name"), head_label=head.get("label", ""),
+        base_ref=base.get("ref", ""),
         base_sha=base.get("sha", ""), merged=bool(data.get("merged")), auto_merge=data.get("auto_merge") is not None,
         changed_files=int(data.get("changed_files") or 0),
         labels=tuple(str(label.get("name", "")) for label in data.get("labels") or ()),
@@ -216,7 +217,7 @@ class PyGithubPort:
                     if reason is Reason.READ_ONLY:
                         self.read_only = True
                     detail = "; ".join(messages(exc)) or f"GitHub answered {exc.status}"
-                    raise PortError(reason, f"{what}: {detail}", exc.status) from exc
+                    raise PortError(reason, f"{what}: {detail}", exc.status, detail) from exc
                 failures += 1
                 if failures > MAX_RETRIES:
                     raise PortError(Reason.UNAVAILABLE, f"{what}: GitHub answered {exc.status} {MAX_RETRIES + 1} "
@@ -249,17 +250,30 @@ class PyGithubPort:
             raise PortError(Reason.READ_ONLY, f"{what}: the token may not write here")
         return self.call(what, fn, *args, **kwargs)
 
+    def _checks_write(self, what: str, verb: str, path: str, body: dict[str, Any]) -> CheckRun:
+        """A check-run write. `checks: write` is a permission of its own: a refusal here says
+        nothing about the token's other writes, so it does not mark the port read-only."""
+        was = self.read_only
+        try:
+            return _check_run(self._write(what, self.requester.requestJsonAndCheck, verb, f"{self.url}{path}",
+                                          input=body)[1])
+        except PortError:
+            self.read_only = was
+            raise
+
     # who and where ------------------------------------------------------------------------
 
     def identity(self) -> Identity:
         if self._identity is None:
+            was = self.read_only
             try:
                 _, data = self.call("read the token's user", self.requester.requestJsonAndCheck, "GET", "/user")
                 login = str((data or {}).get("login") or ACTIONS_BOT)
             except PortError as exc:
                 if exc.reason in (Reason.RATE_LIMITED, Reason.UNAVAILABLE):
                     raise
-                login = ACTIONS_BOT  # GITHUB_TOKEN may not read /user: it writes as github-actions[bot]
+                self.read_only = was  # GITHUB_TOKEN may not read /user, which says nothing about its writes
+                login = ACTIONS_BOT  # and it writes as github-actions[bot]
             self._identity = Identity(login)
         return self._identity
 
@@ -383,14 +397,15 @@ class PyGithubPort:
         self._write(f"publish the {status.context} status", self.requester.requestJsonAndCheck, "POST",
                     f"{self.url}/statuses/{sha}", input=payload)
 
-    def create_check_run(self, name: str, head_sha: str, status: CheckStatus,
-                         output: CheckOutput | None = None) -> CheckRun:
+    def create_check_run(self, name: str, head_sha: str, status: CheckStatus, output: CheckOutput | None = None,
+                         conclusion: Conclusion | None = None) -> CheckRun:
         batches = self._batches(output)
         payload: dict[str, Any] = {"name": name, "head_sha": head_sha, "status": status.value}
+        if conclusion is not None:
+            payload["conclusion"] = conclusion.value
         if output is not None:
             payload["output"] = _output(output, batches[0])
-        run = _check_run(self._write(f"create the check run {name}", self.requester.requestJsonAndCheck, "POST",
-                                     f"{self.url}/check-runs", input=payload)[1])
+        run = self._checks_write(f"create the check run {name}", "POST", "/check-runs", payload)
         return self._more_annotations(run, output, batches[1:])
 
     def update_check_run(self, run_id: int, status: CheckStatus, conclusion: Conclusion | None = None,
@@ -401,8 +416,7 @@ class PyGithubPort:
             payload["conclusion"] = conclusion.value
         if output is not None:
             payload["output"] = _output(output, batches[0])
-        run = _check_run(self._write("update the check run", self.requester.requestJsonAndCheck, "PATCH",
-                                     f"{self.url}/check-runs/{run_id}", input=payload)[1])
+        run = self._checks_write("update the check run", "PATCH", f"/check-runs/{run_id}", payload)
         return self._more_annotations(run, output, batches[1:])
 
     @staticmethod
@@ -414,8 +428,8 @@ class PyGithubPort:
         """GitHub appends the annotations of each further update: one PATCH per 50."""
         for batch in rest:
             assert output is not None
-            run = _check_run(self._write("annotate the check run", self.requester.requestJsonAndCheck, "PATCH",
-                                         f"{self.url}/check-runs/{run.id}", input={"output": _output(output, batch)})[1])
+            run = self._checks_write("annotate the check run", "PATCH", f"/check-runs/{run.id}",
+                                     {"output": _output(output, batch)})
         return run
 
     # git data -----------------------------------------------------------------------------
@@ -521,7 +535,7 @@ class PyGithubPort:
         except PortError as exc:
             if exc.reason in (Reason.RATE_LIMITED, Reason.UNAVAILABLE):
                 raise
-            return AutoMergeResult(_auto_merge_answer(exc.message), exc.message)
+            return AutoMergeResult(_auto_merge_answer(exc.detail), exc.detail)
         return AutoMergeResult(AutoMergeAnswer.ENABLED)
 
     def disable_auto_merge(self, pull: PullRequest) -> None:

@@ -11,24 +11,21 @@ could react is withdrawn: nothing happens.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
-
-from github import GithubException
-from github.IssueComment import IssueComment
 
 from memshelf_render.check import repo_path
 
-from ..context import ActionContext
-from ..feedback import markdown as md
-from ..feedback.summary import VERDICT, plural
+from ..job import Job
+from ..port import PortError, PullRequest, PullState, Reaction, Reason
+from ..report import markdown as md
+from ..report.summary import VERDICT, plural
 from . import open_pr, render_main
 from .publish import set_outputs
-from .resolve_pr import Settlement, settle
+from .resolve_pr import Settlement, SettlementOutcome, settle
 
-WRITERS = ("admin", "write")  # the collaborator-permission API folds maintain into write
-SEEN, DONE, FAILED = "eyes", "rocket", "confused"
+SEEN, DONE, FAILED = Reaction.SEEN, Reaction.DONE, Reaction.FAILED
 HELP = """memshelf-bot answers these commands, as the first line of a pull request comment:
 
 | command | what it does | who |
@@ -46,15 +43,11 @@ def parse(body: str) -> str | None:
     return words[1].lower() if len(words) > 1 else "help"
 
 
-def is_bot(user: dict[str, Any]) -> bool:
-    return user.get("type") == "Bot" or str(user.get("login", "")).endswith("[bot]")
-
-
 @dataclass
 class Request:
     """One command: who asked, on which pull request, in which comment."""
 
-    ctx: ActionContext
+    job: Job
     number: int
     comment_id: int
     login: str
@@ -64,127 +57,121 @@ class Request:
     def label(self) -> str:
         return md.code(f"/shelf {self.command}")
 
-    def react(self, content: str) -> bool:
+    def react(self, content: Reaction) -> bool:
         """React to the command's comment; False when the comment is gone."""
-        client = self.ctx.github
-        target = IssueComment(client.gh.requester, url=f"{client.repo.url}/issues/comments/{self.comment_id}",
-                              completed=False)
         try:
-            client.write(f"react {content} to the command", target.create_reaction, content)
-        except GithubException as exc:
-            if exc.status == 404:
+            self.job.port.react(self.comment_id, content)
+        except PortError as exc:
+            if exc.reason is Reason.NOT_FOUND:
                 return False
-            raise
+            if exc.reason is not Reason.READ_ONLY:
+                raise
         return True
 
-    def reply(self, pull: Any, text: str) -> None:
+    def reply(self, pull: PullRequest, text: str) -> None:
         """Answer in the conversation (masked; a read-only token just cannot)."""
-        body = self.ctx.runner.clean(text)
-        posted = self.ctx.github.write(f"reply to {self.label} on #{self.number}", pull.create_issue_comment, body)
-        self.ctx.runner.log("memshelf-bot: replied on the pull request" if posted is not None
-                            else "memshelf-bot: could not reply (read-only token)")
-        self.ctx.runner.add_summary(f"## memshelf-bot · {self.label} on pull request #{self.number}\n\n"
-                                    f"Requested by {md.text(self.login)}. The reply:\n\n{body}\n")
+        reporter = self.job.reporter
+        body = reporter.clean(text)
+        try:
+            self.job.port.create_comment(pull.number, body)
+            reporter.log("memshelf-bot: replied on the pull request")
+        except PortError as exc:
+            if exc.reason is not Reason.READ_ONLY:
+                raise
+            reporter.log("memshelf-bot: could not reply (read-only token)")
+        reporter.add_summary(f"## memshelf-bot · {self.label} on pull request #{self.number}\n\n"
+                             f"Requested by {md.text(self.login)}. The reply:\n\n{body}\n")
 
 
-def _ignore(ctx: ActionContext, why: str) -> int:
+def _ignore(job: Job, why: str) -> int:
     """Not a command for the bot: a log line and a summary line, nothing on the pull request."""
-    ctx.runner.log(f"memshelf-bot: ignoring {why}")
-    ctx.runner.add_summary(f"## memshelf-bot\n\nNothing to do: {md.text(why)}.\n")
-    set_outputs(ctx.runner)
+    job.reporter.log(f"memshelf-bot: ignoring {why}")
+    job.reporter.add_summary(f"## memshelf-bot\n\nNothing to do: {md.text(why)}.\n")
+    set_outputs(job.reporter)
     return 0
 
 
-def run(ctx: ActionContext) -> int:
+def run(job: Job) -> int:
     """The issue_comment event: act on a `/shelf` command in a pull request."""
-    event = ctx.event
-    comment = event.get("comment") or {}
-    issue = event.get("issue") or {}
-    if event.get("action", "created") != "created":
-        return _ignore(ctx, f"a comment that was {event.get('action')}, not created")
-    command = parse(str(comment.get("body") or ""))
+    event = job.event
+    if (event.action or "created") != "created":
+        return _ignore(job, f"a comment that was {event.action}, not created")
+    command = parse(event.comment_body)
     if command is None:
-        return _ignore(ctx, "a comment that is not a /shelf command")
-    user = comment.get("user") or {}
-    if is_bot(user):
-        return _ignore(ctx, f"a /shelf command from a bot ({user.get('login')})")
-    if not issue.get("pull_request"):
-        return _ignore(ctx, "a /shelf command on an issue (the commands work in pull requests)")
-    request = Request(ctx, int(issue["number"]), int(comment["id"]), str(user.get("login", "")), command)
+        return _ignore(job, "a comment that is not a /shelf command")
+    if event.comment_author_is_bot:
+        return _ignore(job, f"a /shelf command from a bot ({event.comment_author})")
+    if not event.on_pull_request or event.pr_number is None or event.comment_id is None:
+        return _ignore(job, "a /shelf command on an issue (the commands work in pull requests)")
+    request = Request(job, event.pr_number, event.comment_id, event.comment_author, command)
     if not request.react(SEEN):
-        return _ignore(ctx, f"/shelf {command}: its comment was deleted before the bot could act")
-    pull = ctx.github.pull(request.number)
+        return _ignore(job, f"/shelf {command}: its comment was deleted before the bot could act")
+    pull = job.port.pull(request.number)
     handler = HANDLERS.get(command)
     if handler is None:
         request.reply(pull, f"😕 I don't know {md.code('/shelf ' + command)}.\n\n{HELP}")
         request.react(FAILED)
-        set_outputs(ctx.runner, pr_number=request.number)
+        set_outputs(job.reporter, pr_number=request.number)
         return 0
     return handler(request, pull)
 
 
-def _help(request: Request, pull: Any) -> int:
+def _help(request: Request, pull: PullRequest) -> int:
     request.reply(pull, HELP)
     request.react(DONE)
-    set_outputs(request.ctx.runner, pr_number=request.number)
+    set_outputs(request.job.reporter, pr_number=request.number)
     return 0
 
 
-def _writer(request: Request, pull: Any) -> bool:
+def _writer(request: Request, pull: PullRequest) -> bool:
     """Whether the commenter may change branches; if not, say so (😕) and return False."""
-    client = request.ctx.github
-    try:
-        permission = client.call(f"read {request.login}'s permission", client.repo.get_collaborator_permission,
-                                 request.login)
-    except GithubException as exc:
-        if exc.status != 404:
-            raise
-        permission = "none"
-    if permission in WRITERS:
+    permission = request.job.port.permission(request.login)
+    if permission.may_write:
         return True
     request.reply(pull, f"😕 {request.label} changes this pull request's branch, so it needs write access to the "
-                        f"repository; {md.text(request.login)} has {md.code(permission)}. Nothing was changed.")
+                        f"repository; {md.text(request.login)} has {md.code(permission.value)}. Nothing was changed.")
     request.react(FAILED)
-    request.ctx.runner.log(f"memshelf-bot: refused {request.label} from {request.login} (permission {permission})")
-    set_outputs(request.ctx.runner, pr_number=request.number)
+    request.job.reporter.log(f"memshelf-bot: refused {request.label} from {request.login} "
+                             f"(permission {permission.value})")
+    set_outputs(request.job.reporter, pr_number=request.number)
     return False
 
 
-def _resolve(request: Request, pull: Any) -> int:
-    ctx = request.ctx
+def _resolve(request: Request, pull: PullRequest) -> int:
+    job = request.job
     if not _writer(request, pull):
         return 0
-    settled = settle(ctx, pull, request.login)
-    settled.reason = ctx.runner.clean(settled.reason)  # masked before Markdown escaping can hide a secret's shape
-    ctx.runner.log(f"memshelf-bot: /shelf resolve on #{request.number}: {settled.outcome}")
-    request.reply(pull, resolve_reply(settled, pull, ctx.prefix))
-    request.react(DONE if settled.outcome in ("pushed", "up-to-date") else FAILED)
-    if settled.outcome == "pushed":
+    settled = settle(job, pull, request.login)
+    settled.reason = job.reporter.clean(settled.reason)  # masked before Markdown escaping can hide a secret's shape
+    job.reporter.log(f"memshelf-bot: /shelf resolve on #{request.number}: {settled.outcome}")
+    request.reply(pull, resolve_reply(settled, pull, job.prefix))
+    request.react(DONE if settled.outcome in (SettlementOutcome.PUSHED, SettlementOutcome.UP_TO_DATE) else FAILED)
+    if settled.outcome is SettlementOutcome.PUSHED:
         # a push with the job's token starts no workflow: validate the new head here; its verdict
         # goes to the pull request (status, comment), the command itself succeeded
-        open_pr.validate_pull(ctx, pull, settled.commit)
-        ctx.runner.set_output("commit_sha", settled.commit)
+        open_pr.validate_pull(job, pull, settled.commit)
+        job.reporter.set_output("commit_sha", settled.commit)
     else:
-        set_outputs(ctx.runner, pr_number=request.number)
-    return 1 if settled.outcome == "failed" else 0
+        set_outputs(job.reporter, pr_number=request.number)
+    return 1 if settled.outcome is SettlementOutcome.FAILED else 0
 
 
-def _render(request: Request, pull: Any) -> int:
-    ctx = request.ctx
+def _render(request: Request, pull: PullRequest) -> int:
+    job = request.job
     if not _writer(request, pull):
         return 0
-    branch = pull.head.ref
-    if not branch.startswith(render_main.BOT_BRANCH_PREFIX) or pull.state != "open":
-        why = ("this pull request is closed" if pull.state != "open" else
+    branch = pull.head_ref
+    if not branch.startswith(render_main.BOT_BRANCH_PREFIX) or pull.state is not PullState.OPEN:
+        why = ("this pull request is closed" if pull.state is not PullState.OPEN else
                f"this pull request's branch is {md.code(branch)}; for conflicts in derived files use `/shelf resolve`")
         request.reply(pull, f"😕 `/shelf render` re-renders the bot's own open pull requests (branches "
                             f"`{render_main.BOT_BRANCH_PREFIX}…`), and {why}. Nothing was changed.")
         request.react(FAILED)
-        set_outputs(ctx.runner, pr_number=request.number)
+        set_outputs(job.reporter, pr_number=request.number)
         return 0
-    code = render_main.run(ctx, branch=pull.base.ref)
-    outputs = ctx.runner.outputs
-    base = md.code(pull.base.ref)
+    code = render_main.run(job, branch=pull.base_ref)
+    outputs = job.reporter.outputs
+    base = md.code(pull.base_ref)
     if code:
         text = f"😕 `/shelf render` failed: the render of {base} did not land; the job summary says why."
     elif outputs.get("pr_number"):
@@ -200,27 +187,28 @@ def _render(request: Request, pull: Any) -> int:
     return code
 
 
-def resolve_reply(settled: Settlement, pull: Any, prefix: str) -> str:
+def resolve_reply(settled: Settlement, pull: PullRequest, prefix: str) -> str:
     """The answer to `/shelf resolve`, in Markdown."""
-    head, base = md.code(pull.head.ref), md.code(pull.base.ref)
+    head, base = md.code(pull.head_ref), md.code(pull.base_ref)
     result = settled.result
-    if settled.outcome == "refused":
+    if settled.outcome is SettlementOutcome.REFUSED:
         return (f"😕 `/shelf resolve` cannot work on this pull request: {md.text(settled.reason)}. Nothing was "
                 f"pushed. Its author can merge {base} into the branch locally, run `memshelf-bot resolve "
                 "--commit` (it regenerates the derived files and unions `recall-log.tsv`) and push.")
-    if settled.outcome == "failed":
+    if settled.outcome is SettlementOutcome.FAILED:
         return f"😕 `/shelf resolve` failed: {md.text(settled.reason)}. Nothing was pushed."
-    if settled.outcome == "up-to-date":
+    if settled.outcome is SettlementOutcome.UP_TO_DATE:
         return (f"🚀 Nothing to resolve: {head} already contains {base} ({md.code(settled.base[:12])}) and its "
                 "derived files are current. Nothing was pushed.")
     assert result is not None
-    if settled.outcome == "needs-human":
+    if settled.outcome is SettlementOutcome.NEEDS_HUMAN:
         listed = "\n".join(f"- {md.code(repo_path(u.path, prefix))}: {md.text(u.reason)}" for u in result.unresolved)
         return (f"😕 `/shelf resolve` merged {base} ({md.code(settled.base[:12])}) into {head} in a scratch clone, "
                 "but these files conflict and only a human can say what they should hold. **Nothing was pushed.**"
                 f"\n\n{listed}\n\nThe derived files and `recall-log.tsv` need no hand: the bot settles them. To "
                 "settle the rest, in a clone of the repository:\n\n"
-                + md.fenced(f"git fetch origin\ngit switch {pull.head.ref}\ngit merge origin/{pull.base.ref}\n"
+                + md.fenced(f"git fetch origin\ngit switch {shlex.quote(pull.head_ref)}\n"
+                            f"git merge {shlex.quote('origin/' + pull.base_ref)}\n"
                             "# edit the files listed above: keep what both sides meant\n"
                             "# (two different episodes that collided on one name: give one of them a new id)\n"
                             "memshelf-bot resolve --commit   # regenerates the derived files, unions "
@@ -251,4 +239,4 @@ def resolve_reply(settled: Settlement, pull: Any, prefix: str) -> str:
     return "\n".join(lines)
 
 
-HANDLERS: dict[str, Callable[[Request, Any], int]] = {"resolve": _resolve, "render": _render, "help": _help}
+HANDLERS: dict[str, Callable[[Request, PullRequest], int]] = {"resolve": _resolve, "render": _render, "help": _help}

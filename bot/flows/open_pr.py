@@ -16,22 +16,22 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Callable
-from typing import Any
 
-from memshelf_render.check import Outcome, add_rows, changes_from_files, check, repo_path
+from memshelf_render.check import Outcome, Verdict, add_rows, changes_from_files, check, repo_path
 from memshelf_render.guard import Change
-from memshelf_render.shelf import SETTINGS, Settings, Shelf
+from memshelf_render.shelf import Settings, Shelf
 
 from .. import pulls
-from ..context import ActionContext, settings_from_bytes
-from ..feedback import comment, pr_body
-from ..feedback.summary import headline
+from ..basepolicy import BasePolicy
+from ..job import Job
+from ..port import COMPARE_FILES_CAP, Comparison, PullEdit, PullRequest
+from ..report import Level, Note, pr_body
+from ..report.summary import headline
 from . import render_main
 from .publish import config_error, publish_check, set_outputs
-from .pull_request import base_episode_ids
+from .pull_request import base_episode_ids, base_settings, text_at
 
 ZERO = "0" * 40
-COMPARE_FILES_CAP = 300  # GitHub's compare lists at most 300 files
 
 
 def entries(outcome: Outcome, shelf: Shelf | None, prefix: str,
@@ -59,103 +59,103 @@ def entries(outcome: Outcome, shelf: Shelf | None, prefix: str,
     return out
 
 
-def check_branch(ctx: ActionContext, head_sha: str, base: str) -> tuple[Outcome, Shelf | None, Any, int]:
+def check_branch(job: Job, head_sha: str, base: str) -> tuple[Outcome, Shelf | None, Comparison, int]:
     """Guard and rules over what `head_sha` changes against `base`: (outcome, shelf, the
-    comparison, files listed). The settings are the base branch's, under the inputs."""
-    client = ctx.github
-    comparison = client.call(f"compare {base}...{head_sha[:12]}", client.repo.compare, base, head_sha)
-    files = list(comparison.files)
-    base_sha = comparison.base_commit.sha
-    base_settings, _ = settings_from_bytes(client.file_at(base_sha, repo_path(SETTINGS, ctx.prefix)))
-    if base_settings is None:
-        ctx.runner.log(f"memshelf-bot: {base}'s {SETTINGS} is invalid; the default settings apply")
-        base_settings = Settings()
-    with ctx.local.checkout_of(head_sha) as (tree, commit):
-        shelf, problems = ctx.load(tree, settings=base_settings)
+    comparison, files listed). Settings and policy are the base branch's, under the inputs."""
+    port = job.port
+    comparison = port.compare(base, head_sha)
+    files = comparison.files
+    base_sha = comparison.base_sha
+    settings = base_settings(job, base_sha, base)
+    local = job.workspace.local
+    with local.checkout_of(head_sha) as (tree, commit):
+        policy = BasePolicy.read(port, base_sha, job.prefix)
+        shelf, problems = job.load(tree, settings=settings, policy_text=policy.patterns)
         if shelf is None:
-            return config_error(problems, ctx), None, comparison, len(files)
-        modes = ctx.local.modes(commit, [f.filename for f in files if f.status != "removed"])
-        changes: list[Change] = changes_from_files([(f.status, f.filename, f.previous_filename) for f in files],
-                                                   ctx.prefix, modes)
-        outcome = check(shelf, changes, base_ids=base_episode_ids(client, shelf, base_sha, ctx.prefix),
-                        strict=shelf.settings.strict)
-        add_rows(outcome, shelf, client.text_at(base_sha, repo_path(shelf.index_path, ctx.prefix)),
-                 client.text_at(base_sha, repo_path(shelf.ledger_path, ctx.prefix)))
+            return config_error(problems, job), None, comparison, len(files)
+        modes = local.modes(commit, [f.path for f in files if f.status != "removed"])
+        changes: list[Change] = changes_from_files([(f.status, f.path, f.previous_path) for f in files],
+                                                   job.prefix, modes)
+        outcome = check(policy.governed(shelf), changes, base_ids=base_episode_ids(port, shelf, base_sha, job.prefix),
+                        strict=shelf.settings.strict, head=shelf)
+        add_rows(outcome, shelf, text_at(port, base_sha, repo_path(shelf.index_path, job.prefix)),
+                 text_at(port, base_sha, repo_path(shelf.ledger_path, job.prefix)))
     if len(files) >= COMPARE_FILES_CAP:
         outcome.notes.append(f"GitHub's compare lists at most {COMPARE_FILES_CAP} files, so this branch may "
                              "change files that were not checked. Split the branch.")
     return outcome, shelf, comparison, len(files)
 
 
-def _description(ctx: ActionContext, outcome: Outcome, shelf: Shelf | None, branch: str, base: str,
+def _description(job: Job, outcome: Outcome, shelf: Shelf | None, branch: str, base: str,
                  head_sha: str) -> tuple[str, str, str]:
     """The PR's title, its body block, and the compact block for a body with little room left;
     masked like everything the bot writes (a digest may hold a secret the check just found)."""
-    listed = entries(outcome, shelf, ctx.prefix, ctx.runner.clean)
-    title = ctx.runner.clean(pr_body.title(listed, branch))
-    full, compact = (ctx.runner.clean(pr_body.block(listed, shelf_path=ctx.inputs.shelf_path, branch=branch,
+    clean = job.reporter.clean
+    listed = entries(outcome, shelf, job.prefix, clean)
+    title = clean(pr_body.title(listed, branch))
+    full, compact = (clean(pr_body.block(listed, shelf_path=job.workspace.shelf_path, branch=branch,
                                                     base=base, title_set=title, headline=headline(outcome),
                                                     head_sha=head_sha, context=pulls.STATUS_CONTEXT, compact=compact))
                      for compact in (False, True))
     return title, full, compact
 
 
-def _update(ctx: ActionContext, pull: Any, title: str, new_block: str, compact: str) -> list[str]:
+def _update(job: Job, pull: PullRequest, title: str, new_block: str, compact: str) -> list[str]:
     """Bring an existing PR's title and body up to date; what changed, for the summary."""
-    shelf_path = ctx.inputs.shelf_path
+    shelf_path = job.workspace.shelf_path
     body = pr_body.merged(pull.body, new_block, compact, shelf_path)
-    changes: dict[str, str] = {}
-    if body != (pull.body or ""):
-        changes["body"] = body
-    if pull.title != title and pr_body.title_is_the_bots(pull.body, pull.title, shelf_path):
-        changes["title"] = title
-    if changes:
-        ctx.github.call(f"update pull request #{pull.number}", pull.edit, **changes)
-    return sorted(changes)
+    edit = PullEdit(title=title if pull.title != title and pr_body.title_is_the_bots(pull.body, pull.title,
+                                                                                   shelf_path) else None,
+                    body=body if body != pull.body else None)
+    changed = sorted(name for name, value in (("body", edit.body), ("title", edit.title)) if value is not None)
+    if changed:
+        job.port.update_pull(pull.number, edit)
+    return changed
 
 
-def run(ctx: ActionContext, branch: str, head_sha: str | None = None) -> int:
+def run(job: Job, branch: str, head_sha: str | None = None) -> int:
     """Open or update `branch`'s pull request for the pushed commit and validate it."""
-    after = head_sha or str(ctx.event.get("after") or "")
-    if ctx.event.get("deleted") or not after or after == ZERO:
-        ctx.runner.log(f"memshelf-bot: {branch} was deleted; nothing to check")
-        set_outputs(ctx.runner)
+    event = job.event
+    after = head_sha or event.after
+    if event.deleted or not after or after == ZERO:
+        job.reporter.log(f"memshelf-bot: {branch} was deleted; nothing to check")
+        set_outputs(job.reporter)
         return 0
-    base = ctx.default_branch
-    outcome, shelf, comparison, files = check_branch(ctx, after, base)
+    base = job.default_branch()
+    outcome, shelf, comparison, files = check_branch(job, after, base)
     heading = f"push to {branch}"
     if comparison.ahead_by == 0:
-        return publish_check(ctx, outcome, shelf, title=heading, head_sha=after, files=files, actions=[
+        return publish_check(job, outcome, shelf, title=heading, head_sha=after, files=files, actions=[
             f"`{branch}` has no commit that `{base}` lacks, so there is nothing to propose: no pull request."])
-    title, full, compact = _description(ctx, outcome, shelf, branch, base, after)
+    title, full, compact = _description(job, outcome, shelf, branch, base, after)
     actions: list[str] = []
     try:
-        pull, opened = pulls.find_or_open(ctx.github, branch, base, title,
-                                          pr_body.merged(None, full, compact, ctx.inputs.shelf_path))
+        pull, opened = pulls.find_or_open(job.port, branch, base, title,
+                                          pr_body.merged(None, full, compact, job.workspace.shelf_path))
     except pulls.CannotOpen as exc:
-        return _cannot_open(ctx, outcome, shelf, branch, after, files, str(exc))
+        return _cannot_open(job, outcome, shelf, branch, after, files, str(exc))
     if opened:
         actions.append(f"Opened pull request #{pull.number} for `{branch}`.")
     else:
-        changed = _update(ctx, pull, title, full, compact)
+        changed = _update(job, pull, title, full, compact)
         actions.append(f"Updated pull request #{pull.number} ({' and '.join(changed)})." if changed
                        else f"Pull request #{pull.number} was already up to date.")
-    wanted = shelf.settings.auto_merge if shelf is not None else bool(ctx.inputs.overrides.get("auto_merge"))
-    return _decorate(ctx, pull, outcome, shelf, after, files, f"{heading}: pull request #{pull.number}", actions,
+    wanted = shelf.settings.auto_merge if shelf is not None else bool(job.workspace.overrides.get("auto_merge"))
+    return _decorate(job, pull, outcome, shelf, after, files, f"{heading}: pull request #{pull.number}", actions,
                      auto_merge=wanted)
 
 
-def validate_pull(ctx: ActionContext, pull: Any, head_sha: str) -> int:
+def validate_pull(job: Job, pull: PullRequest, head_sha: str) -> int:
     """Check a pull request's new head in this run, as for a push (a push made with the job's
     token starts no workflow): commit status, labels, sticky comment. Auto-merge as for a push
     when the branch is an agent's; an armed auto-merge is disarmed when the head stops passing."""
-    outcome, shelf, _, files = check_branch(ctx, head_sha, pull.base.ref)
+    outcome, shelf, _, files = check_branch(job, head_sha, pull.base_ref)
     actions: list[str] = []
-    if pr_body.has_block(pull.body, ctx.inputs.shelf_path):  # the bot's own pull request: its description too
-        changed = _update(ctx, pull, *_description(ctx, outcome, shelf, pull.head.ref, pull.base.ref, head_sha))
+    if pr_body.has_block(pull.body, job.workspace.shelf_path):  # the bot's own pull request: its description too
+        changed = _update(job, pull, *_description(job, outcome, shelf, pull.head_ref, pull.base_ref, head_sha))
         actions += [f"Updated pull request #{pull.number} ({' and '.join(changed)})."] if changed else []
-    wanted = shelf is not None and shelf.settings.auto_merge and is_agent_branch(pull.head.ref, shelf.settings)
-    return _decorate(ctx, pull, outcome, shelf, head_sha, files, f"pull request #{pull.number}, new head", actions,
+    wanted = shelf is not None and shelf.settings.auto_merge and is_agent_branch(pull.head_ref, shelf.settings)
+    return _decorate(job, pull, outcome, shelf, head_sha, files, f"pull request #{pull.number}, new head", actions,
                      auto_merge=wanted)
 
 
@@ -165,49 +165,51 @@ def is_agent_branch(branch: str, settings: Settings) -> bool:
         fnmatch.fnmatchcase(branch, p) for p in settings.branch_patterns)
 
 
-def _decorate(ctx: ActionContext, pull: Any, outcome: Outcome, shelf: Shelf | None, head_sha: str, files: int,
+def _decorate(job: Job, pull: PullRequest, outcome: Outcome, shelf: Shelf | None, head_sha: str, files: int,
               heading: str, actions: list[str], *, auto_merge: bool) -> int:
     """Labels, the commit status, auto-merge, then the sticky comment, summary and outputs."""
-    client = ctx.github
-    invalid = outcome.verdict != "valid"
-    added, removed = pulls.sync_labels(client, pull, invalid)
+    port = job.port
+    invalid = outcome.verdict is not Verdict.VALID
+    added, removed = pulls.sync_labels(port, pull, invalid)
     if added or removed:
         actions.append("Labels: " + ", ".join([f"+`{n}`" for n in added] + [f"−`{n}`" for n in removed]) + ".")
-    run_url = comment.run_url(ctx.server_url, ctx.full_name, ctx.run_id)
-    posted = pulls.publish_status(client, head_sha, outcome.verdict,
-                                  pulls.status_description(outcome.verdict, outcome.counts, outcome.checked), run_url)
+    posted = pulls.publish_status(port, head_sha, outcome.verdict,
+                                  pulls.status_description(outcome.verdict, outcome.counts, outcome.checked),
+                                  job.workspace.run_url)
     actions.append(f"Commit status `{pulls.STATUS_CONTEXT}` on `{head_sha[:12]}`: "
                    + (f"{pulls.STATUS_STATES[outcome.verdict]}." if posted else "not published (read-only token)."))
-    auto = pulls.settle_auto_merge(client, pull, head_sha, wanted=auto_merge, valid=not invalid)
-    remark = auto.remark(pull.base.ref)
-    code = publish_check(ctx, outcome, shelf, title=heading, head_sha=head_sha, pull=pull, files=files,
+    auto = pulls.settle_auto_merge(port, pull, head_sha, wanted=auto_merge, valid=not invalid)
+    remark = auto.remark(pull.base_ref)
+    code = publish_check(job, outcome, shelf, title=heading, head_sha=head_sha, pr_number=pull.number, files=files,
                          actions=actions, remarks=[remark] if remark else [])
-    if auto.action == "merged":
-        return _render_after_merge(ctx, pull.base.ref, code)
+    if auto.action is pulls.AutoMergeAction.MERGED:
+        return _render_after_merge(job, pull.base_ref, code)
     return code
 
 
-def _cannot_open(ctx: ActionContext, outcome: Outcome, shelf: Shelf | None, branch: str, after: str, files: int,
+def _cannot_open(job: Job, outcome: Outcome, shelf: Shelf | None, branch: str, after: str, files: int,
                  why: str) -> int:
     """GitHub would not open the pull request: say how to let it, still publish the verdict."""
     message = (f"GitHub refused to open a pull request for {branch} ({why}). If it says Actions may not create "
                "pull requests, tick Settings → Actions → General → \"Allow GitHub Actions to create and approve "
                "pull requests\", and give the job `pull-requests: write`.")
-    ctx.runner.annotate("error", None, None, "memshelf-bot: no pull request", message)
-    pulls.publish_status(ctx.github, after, outcome.verdict,
+    job.reporter.annotate(Note(Level.ERROR, None, None, "memshelf-bot: no pull request", message))
+    pulls.publish_status(job.port, after, outcome.verdict,
                          pulls.status_description(outcome.verdict, outcome.counts, outcome.checked),
-                         comment.run_url(ctx.server_url, ctx.full_name, ctx.run_id))
-    code = publish_check(ctx, outcome, shelf, title=f"push to {branch}", head_sha=after, files=files,
+                         job.workspace.run_url)
+    code = publish_check(job, outcome, shelf, title=f"push to {branch}", head_sha=after, files=files,
                          actions=[message])
     return max(code, 1)
 
 
-def _render_after_merge(ctx: ActionContext, base: str, code: int) -> int:
+def _render_after_merge(job: Job, base: str, code: int) -> int:
     """The bot merged: a merge with the job's token starts no workflow, so render here. The
     outputs stay the check's, plus the render's commit."""
-    checked = dict(ctx.runner.outputs)
-    rendered = render_main.run(ctx, branch=base)
-    commit_sha = ctx.runner.outputs.get("commit_sha", "")
-    ctx.runner.outputs.update(checked)
-    ctx.runner.set_output("commit_sha", commit_sha)
+    reporter = job.reporter
+    checked = dict(reporter.outputs)
+    rendered = render_main.run(job, branch=base)
+    commit_sha = reporter.outputs.get("commit_sha", "")
+    for name, value in checked.items():
+        reporter.set_output(name, value)
+    reporter.set_output("commit_sha", commit_sha)
     return max(code, rendered)

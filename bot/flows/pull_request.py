@@ -3,83 +3,87 @@ and the feedback (annotations, sticky comment with suggestions, job summary). Ex
 
 The PR is data. Its files come from the API (paged; GitHub lists at most 3,000 and a larger PR
 is said to be unchecked, not passed), their git modes from the head tree, the base's episode ids
-from the base tree. The bot's settings (`allow_paths` above all) are read from the **base**
-branch, so a PR cannot widen what it is allowed to touch; inputs still override them.
+from the base tree. What governs the check comes from the **base** branch, so a PR cannot weaken
+its own check: the bot's settings (`allow_paths` above all; inputs still override them) and the
+policy (`POLICY.md`, `POLICY.patterns`: a PR cannot delete the patterns that mask its secrets,
+nor add a pattern that hangs the check). A changed policy is validated, and applies after merge.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from memshelf_render.check import Outcome, add_rows, changes_from_files, check, repo_path
-from memshelf_render.guard import is_episode_path
+from memshelf_render.guard import is_episode_path, stem
 from memshelf_render.shelf import SETTINGS, Settings, Shelf
 from memshelf_render.validate import Report
 
-from ..context import ActionContext, settings_from_bytes
-from ..github import PR_FILES_CAP, GitHub
+from ..basepolicy import BasePolicy
+from ..job import Job, settings_from_bytes
+from ..port import PR_FILES_CAP, EntryType, GitHubPort
 from .publish import config_error, publish_check
 
 
-def is_fork(pull_request: dict[str, Any]) -> bool:
-    """A PR from another repository (its head repo differs, or was deleted)."""
-    head_repo = (pull_request.get("head") or {}).get("repo")
-    base_repo = (pull_request.get("base") or {}).get("repo") or {}
-    return head_repo is None or head_repo.get("full_name") != base_repo.get("full_name")
-
-
-def base_episode_ids(client: GitHub, shelf: Shelf, base_sha: str, prefix: str) -> set[str]:
+def base_episode_ids(port: GitHubPort, shelf: Shelf, base_sha: str, prefix: str) -> set[str]:
     """Ids (file stems) of every episode on the base, docs and archive, from its git tree."""
     ids = set()
     for root in (shelf.docs_root, shelf.archive_docs_root):
-        for item in client.listing(base_sha, repo_path(root, prefix), recursive=True) or ():
+        for item in port.tree(base_sha, repo_path(root, prefix), recursive=True) or ():
             rel = f"{root}/{item.path}"
-            if item.type == "blob" and is_episode_path(shelf, rel):
-                ids.add(rel.rsplit("/", 1)[-1][:-3])
+            if item.type is EntryType.BLOB and is_episode_path(shelf, rel):
+                ids.add(stem(rel))
     return ids
 
 
-def run(ctx: ActionContext, *, rules: bool = True) -> int:
+def base_settings(job: Job, base_sha: str, base: str) -> Settings:
+    """The base branch's `.memshelf-bot.yml` (the defaults when it is invalid, said in the log)."""
+    settings, _ = settings_from_bytes(job.port.file_at(base_sha, repo_path(SETTINGS, job.prefix)))
+    if settings is None:
+        job.reporter.log(f"memshelf-bot: {base}'s {SETTINGS} is invalid; the default settings apply")
+        return Settings()
+    return settings
+
+
+def run(job: Job, *, rules: bool = True) -> int:
     """The PR flow for the event's pull request; `rules=False` runs the guard alone (mode guard)."""
-    event_pr = ctx.event.get("pull_request") or {}
-    number = int(ctx.event.get("number") or event_pr.get("number") or 0)
-    head_sha = (event_pr.get("head") or {}).get("sha", "")
-    base_sha = (event_pr.get("base") or {}).get("sha", "")
+    event = job.event
+    number, head_sha, base_sha = event.pr_number, event.head_sha, event.base_sha
     if not number or not head_sha or not base_sha:
-        ctx.runner.log("memshelf-bot: the event carries no pull request (number, head and base sha)")
+        job.reporter.log("memshelf-bot: the event carries no pull request (number, head and base sha)")
         return 2
-    client = ctx.github
-    if ctx.event_name == "pull_request" and is_fork(event_pr):
-        client.read_only = True  # GitHub gives a fork's pull_request run a read-only token
-    pull = client.pull(number)
-    files = client.pull_files(pull)
+    port = job.port
+    if event.kind == "pull_request" and event.fork:
+        port.mark_read_only()  # GitHub gives a fork's pull_request run a read-only token
+    listed = port.pull_files(number)
     notes = []
-    if pull.changed_files > len(files):
+    if listed.unlisted:
         notes.append(f"GitHub lists only the first {PR_FILES_CAP:,} files of a pull request; this one changes "
-                     f"{pull.changed_files:,}, so {pull.changed_files - len(files):,} were not checked. "
-                     "Split the pull request.")
-    base_settings, _ = settings_from_bytes(client.file_at(base_sha, repo_path(SETTINGS, ctx.prefix)))
-    if base_settings is None:
-        ctx.runner.log(f"memshelf-bot: the base branch's {SETTINGS} is invalid; the default settings apply")
-        base_settings = Settings()
+                     f"{listed.total:,}, so {listed.unlisted:,} were not checked. Split the pull request.")
+    settings = base_settings(job, base_sha, "the base branch")
     title = f"pull request #{number}"
-    with ctx.local.checkout_of(head_sha) as (tree, commit):
-        shelf, problems = ctx.load(tree, settings=base_settings)
+    files = listed.files
+    with job.workspace.local.checkout_of(head_sha) as (tree, commit):
+        policy = BasePolicy.read(port, base_sha, job.prefix)
+        shelf, problems = job.load(tree, settings=settings, policy_text=policy.patterns)
         if shelf is None:
-            return publish_check(ctx, config_error(problems, ctx), None, title=title, head_sha=head_sha,
-                                 pull=pull, files=len(files))
-        triples = [(f.status, f.filename, f.previous_filename) for f in files]
-        modes = ctx.local.modes(commit, [f.filename for f in files if f.status != "removed"])
-        changes = changes_from_files(triples, ctx.prefix, modes)
-        outcome = check(shelf, changes, base_ids=base_episode_ids(client, shelf, base_sha, ctx.prefix),
-                        strict=shelf.settings.strict)
+            return publish_check(job, config_error(problems, job), None, title=title, head_sha=head_sha,
+                                 pr_number=number, files=len(files))
+        modes = job.workspace.local.modes(commit, [f.path for f in files if f.status != "removed"])
+        changes = changes_from_files([(f.status, f.path, f.previous_path) for f in files], job.prefix, modes)
+        outcome = check(policy.governed(shelf), changes, base_ids=base_episode_ids(port, shelf, base_sha, job.prefix),
+                        strict=shelf.settings.strict, head=shelf)
         if not rules:
             guard = outcome.guard
             outcome = Outcome(report=Report(shelf.root, findings=list(guard.findings) if guard else []),
                               guard=guard)
             title += " (guard)"
         else:
-            add_rows(outcome, shelf, client.text_at(base_sha, repo_path(shelf.index_path, ctx.prefix)),
-                     client.text_at(base_sha, repo_path(shelf.ledger_path, ctx.prefix)))
+            add_rows(outcome, shelf, text_at(port, base_sha, repo_path(shelf.index_path, job.prefix)),
+                     text_at(port, base_sha, repo_path(shelf.ledger_path, job.prefix)))
         outcome.notes += notes
-        return publish_check(ctx, outcome, shelf, title=title, head_sha=head_sha, pull=pull, files=len(files))
+        return publish_check(job, outcome, shelf, title=title, head_sha=head_sha, pr_number=number,
+                             files=len(files))
+
+
+def text_at(port: GitHubPort, commit: str, path: str) -> str:
+    """A text file at `commit` ('' when absent), undecodable bytes replaced."""
+    data = port.file_at(commit, path)
+    return "" if data is None else data.decode("utf-8", errors="replace")

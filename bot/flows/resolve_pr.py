@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
-from typing import Any
 
 from memshelf_render.check import repo_path, shelf_relative
 from memshelf_render.derived import is_derived
@@ -27,17 +27,27 @@ from memshelf_render.resolve import GitError as ResolveGitError
 from memshelf_render.resolve import ResolveResult, ShelfConfigError, resolve
 from memshelf_render.shelf import Shelf, load_shelf
 
-from ..context import ActionContext
-from ..gitlocal import GitFailed, LocalRepo, PushRefused
+from ..gitlocal import EOO, GitFailed, LocalRepo
+from ..job import Job
+from ..port import PullRequest, PullState
 
 MAX_ATTEMPTS = 3
+
+
+class SettlementOutcome(StrEnum):
+    READY = "ready"  # a commit to push (within `settle` only)
+    PUSHED = "pushed"
+    UP_TO_DATE = "up-to-date"
+    NEEDS_HUMAN = "needs-human"
+    REFUSED = "refused"
+    FAILED = "failed"
 
 
 @dataclass
 class Settlement:
     """How a resolve request ended, and what the reply needs to say about it."""
 
-    outcome: str  # pushed | up-to-date | needs-human | refused | failed
+    outcome: SettlementOutcome
     head: str = ""  # the PR head the merge was built on
     base: str = ""  # the base commit merged in
     commit: str = ""  # the pushed commit
@@ -49,49 +59,44 @@ class Settlement:
     restored: list[str] = field(default_factory=list)  # derived paths kept at the base's version
 
 
-def is_fork(pull: Any, full_name: str) -> bool:
-    repo = pull.head.repo
-    return repo is None or repo.full_name.lower() != full_name.lower()
-
-
 @contextmanager
-def _clone(ctx: ActionContext) -> Iterator[LocalRepo]:
-    clone = LocalRepo.throwaway(ctx.server_url, ctx.full_name, ctx.token)
+def _clone(job: Job) -> Iterator[LocalRepo]:
+    clone = LocalRepo.throwaway(job.workspace.remote_url, job.workspace.token)
     try:
         yield clone
     finally:
         clone.close()
 
 
-def settle(ctx: ActionContext, pull: Any, requested_by: str) -> Settlement:
+def settle(job: Job, pull: PullRequest, requested_by: str) -> Settlement:
     """Merge the base into the PR's branch with derived files regenerated, and push it."""
-    if pull.state != "open":
-        return Settlement("refused", reason="the pull request is closed")
-    if is_fork(pull, ctx.full_name):
-        return Settlement("refused", reason=(
-            f"its branch lives in a fork ({pull.head.label}), and this job's token can only push to "
-            f"{ctx.full_name}"))
-    head_ref, base_ref = pull.head.ref, pull.base.ref
+    if pull.state is not PullState.OPEN:
+        return Settlement(SettlementOutcome.REFUSED, reason="the pull request is closed")
+    if pull.is_fork_of(job.full_name):
+        return Settlement(SettlementOutcome.REFUSED, reason=(
+            f"its branch lives in a fork ({pull.head_label}), and this "
+            f"job's token can only push to {job.full_name}"))
+    head_ref, base_ref = pull.head_ref, pull.base_ref
     attempt = 0
     while True:
         attempt += 1
-        with _clone(ctx) as clone:
-            settled = _attempt(ctx, clone, head_ref, base_ref, requested_by)
+        with _clone(job) as clone:
+            settled = _attempt(job, clone, head_ref, base_ref, requested_by)
             settled.attempts = attempt
-            if settled.outcome != "ready":
+            if settled.outcome is not SettlementOutcome.READY:
                 return settled
             try:
                 clone.push(settled.commit, head_ref)
-            except PushRefused as exc:
+            except GitFailed as exc:
                 if exc.moved and attempt < MAX_ATTEMPTS:
-                    ctx.runner.log(f"memshelf-bot: {head_ref} moved while resolving (attempt {attempt}); "
-                                   "starting again from its new head")
+                    job.reporter.log(f"memshelf-bot: {head_ref} moved while resolving (attempt {attempt}); "
+                                     "starting again from its new head")
                     continue
-                settled.outcome = "failed"
+                settled.outcome = SettlementOutcome.FAILED
                 settled.reason = (f"{head_ref} kept moving while the bot resolved it ({attempt} attempts)"
                                   if exc.moved else f"the token may not push to {head_ref}: {exc}")
                 return settled
-            settled.outcome = "pushed"
+            settled.outcome = SettlementOutcome.PUSHED
             return settled
 
 
@@ -103,47 +108,49 @@ def _message(base_ref: str, head_ref: str, requested_by: str, merged: bool) -> s
             f"{requested_by}): derived files regenerated from the merged episodes, recall-log.tsv unioned.\n")
 
 
-def _attempt(ctx: ActionContext, clone: LocalRepo, head_ref: str, base_ref: str, requested_by: str) -> Settlement:
+def _attempt(job: Job, clone: LocalRepo, head_ref: str, base_ref: str, requested_by: str) -> Settlement:
     """One try in a fresh clone: `ready` with the commit to push, or how it ended."""
     try:
         shas = clone.fetch_branches(head_ref, base_ref)
     except GitFailed as exc:
-        return Settlement("failed", reason=f"could not fetch {head_ref} and {base_ref}: {exc}")
+        return Settlement(SettlementOutcome.FAILED, reason=f"could not fetch {head_ref} and {base_ref}: {exc}")
     head, base = shas[head_ref], shas[base_ref]
     clone.git("checkout", "--quiet", "--detach", head)
-    root = clone.path / ctx.inputs.shelf_path
+    prefix = job.prefix
+    root = clone.path / job.workspace.shelf_path
     shelf, _ = load_shelf(root)
-    carries = _carries_derived(clone, shelf, ctx.prefix, head, base)
-    merge = clone.run("merge", "--no-ff", "--no-commit", "--no-verify", base)
+    carries = _carries_derived(clone, shelf, prefix, head, base)
+    merge = clone.run("merge", "--no-ff", "--no-commit", "--no-verify", EOO, base)
     if merge.returncode not in (0, 1):
-        return Settlement("failed", head, base, reason=f"git merge failed: {clone.error_text(merge)}")
+        return Settlement(SettlementOutcome.FAILED, head, base, reason=f"git merge failed: {clone.error_text(merge)}")
     in_merge = clone.run("rev-parse", "-q", "--verify", "MERGE_HEAD").returncode == 0
     if not in_merge and not carries:
-        return Settlement("up-to-date", head, base)
+        return Settlement(SettlementOutcome.UP_TO_DATE, head, base)
     try:
         result = resolve(root, commit=False)
     except ShelfConfigError as exc:
-        return Settlement("failed", head, base, reason=f"the merged shelf does not load: {exc}")
+        return Settlement(SettlementOutcome.FAILED, head, base, reason=f"the merged shelf does not load: {exc}")
     except ResolveGitError as exc:
-        return Settlement("failed", head, base, reason=f"git failed while resolving: {exc}")
-    settled = Settlement("needs-human", head, base, result=result, carries_derived=carries, merged=in_merge)
+        return Settlement(SettlementOutcome.FAILED, head, base, reason=f"git failed while resolving: {exc}")
+    settled = Settlement(SettlementOutcome.NEEDS_HUMAN, head, base, result=result, carries_derived=carries,
+                         merged=in_merge)
     if result.unresolved:
         return settled
     if carries and not in_merge and result.regenerated:
-        clone.git("add", "-A", "--", *[repo_path(p, ctx.prefix) for p in result.regenerated])
+        clone.git("add", "-A", "--", *[repo_path(p, prefix) for p in result.regenerated])
     if not carries:
-        settled.restored = _keep_base_derived(clone, ctx.prefix, base)
+        settled.restored = _keep_base_derived(clone, prefix, base)
     if not in_merge and clone.run("diff", "--cached", "--quiet").returncode == 0:
-        settled.outcome = "up-to-date"
+        settled.outcome = SettlementOutcome.UP_TO_DATE
         return settled
     clone.git("commit", "--quiet", "--no-verify", "-m", _message(base_ref, head_ref, requested_by, in_merge))
     settled.commit = clone.git("rev-parse", "HEAD").strip()
-    settled.outcome = "ready"
+    settled.outcome = SettlementOutcome.READY
     return settled
 
 
 def _changed(clone: LocalRepo, old: str, new: str) -> list[str]:
-    listing = clone.git("diff", "--name-only", "-z", "--no-renames", old, new)
+    listing = clone.git("diff", "--name-only", "-z", "--no-renames", EOO, old, new)
     return [p for p in listing.split("\0") if p]
 
 
@@ -151,7 +158,7 @@ def _carries_derived(clone: LocalRepo, shelf: Shelf | None, prefix: str, head: s
     """Whether the branch changes derived files itself (since it left the base)."""
     if shelf is None:
         return False
-    fork_point = clone.run("merge-base", head, base).stdout.decode().strip()
+    fork_point = clone.run("merge-base", EOO, head, base).stdout.decode().strip()
     if not fork_point:
         return False
     return any(not rel.startswith("../") and is_derived(rel, shelf)

@@ -21,8 +21,7 @@ from memshelf_render.check import Outcome
 from memshelf_render.findings import Finding
 from memshelf_render.redact import PolicyPack
 
-OUTPUTS = ("verdict", "errors", "warnings", "episodes", "changed", "commit_sha", "pr_number", "standing_tokens",
-           "sarif_file")
+OUTPUTS = ("verdict", "errors", "warnings", "episodes", "changed", "commit_sha", "pr_number", "standing_tokens")
 
 
 class Level(StrEnum):
@@ -55,6 +54,9 @@ class Reporter(Protocol):
     @property
     def cut(self) -> Sequence[Note]: ...
 
+    @property
+    def policy(self) -> PolicyPack | None: ...
+
     def use_policy(self, policy: PolicyPack | None) -> None:
         """Mask with this shelf's redaction from now on."""
 
@@ -80,9 +82,10 @@ class Suggestion:
     """A mechanical fix for one line: what GitHub's "Commit suggestion" button would apply."""
 
     path: str  # shelf-relative
-    line: int
-    code: str
-    replacement: str
+    line: int  # 1-based line the suggestion replaces
+    code: str  # the finding it fixes
+    original: str
+    replacement: str  # one or more lines, without the trailing newline
     why: str
 
 

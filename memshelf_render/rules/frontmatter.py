@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..episode import Episode
-from ..findings import Finding
+from ..findings import Finding, Replacement
 from ..records import ledger_date
 from ..shelf import KIND_OF_CATEGORY
 from ..text import MAX_DESCRIPTION_CHARS, flatten
@@ -60,6 +60,13 @@ def _yaml_as_line_text(value: Any) -> str | None:
     return None
 
 
+def _placeholder(key: str, ep: Episode) -> str:
+    """A value a missing required key can start from (the episode's own where it tells)."""
+    day = _DAY.match(ep.stem)
+    return {"id": ep.stem, "kind": KIND_OF_CATEGORY.get(ep.category, "topic"),
+            "span": day.group(0) if day else "YYYY-MM-DD", "tags": "[]", "approx_tokens": "0"}.get(key, '""')
+
+
 def check(ep: Episode, ctx: Context) -> Iterator[Finding]:
     if ep.meta is None or not ctx.memory:
         return
@@ -68,9 +75,13 @@ def check(ep: Episode, ctx: Context) -> Iterator[Finding]:
     def at(code: str, key: str, message: str) -> Finding:
         return Finding(code, path, ep.line_of(key), message)
 
+    closing = ep.lines[ep.fm_close - 1] if ep.fm_close and ep.fm_close <= len(ep.lines) else None
     for key in REQUIRED:
         if key not in meta:
-            yield Finding("field-missing", path, ep.fm_open, f"required key '{key}' is missing")
+            insert = None if closing is None or ep.fm_close is None else Replacement(
+                ep.fm_close, f"{key}: {_placeholder(key, ep)}\n{closing}",
+                f"add the required key {key}; the value is a placeholder, put in the real one")
+            yield Finding("field-missing", path, ep.fm_open, f"required key '{key}' is missing", insert)
 
     yield from _ambiguity(ep)
 

@@ -12,10 +12,10 @@ from collections import Counter
 from memshelf_render.check import Outcome, repo_path
 from memshelf_render.findings import Finding
 
-from ..github import Wait
-from ..runner import ANNOTATIONS_PER_TYPE, Note
+from ..port import Wait
+from . import Note, Suggestion
 from . import markdown as md
-from .suggestions import Suggestion
+from .workflow import ANNOTATIONS_PER_TYPE
 
 VERDICT = {"valid": "✅ valid", "violations": "❌ violations", "config-error": "⚠️ config error"}
 SEVERITY = {"error": "❌ error", "warning": "⚠️ warning", "info": "ℹ️ info"}
@@ -88,14 +88,14 @@ def cut_lines(cut: list[Note]) -> list[str]:
     """The annotations over GitHub's per-type limit: how many, and each one."""
     if not cut:
         return []
-    counts = Counter(note.level for note in cut)
+    counts = Counter(note.level.value for note in cut)
     parts = ", ".join(plural(n, level) for level, n in sorted(counts.items()))
     lines = [f"### Not shown as annotations ({parts})", "",
              f"GitHub shows {ANNOTATIONS_PER_TYPE} annotations of each type per step; these {len(cut):,} were cut "
              "from the annotations and are listed here:", ""]
     for note in cut:
         where = (note.path or "") + (f":{note.line}" if note.line else "")
-        lines.append(f"- {note.level} {md.code(where or '(no file)')} {md.text(note.title)}: "
+        lines.append(f"- {note.level.value} {md.code(where or '(no file)')} {md.text(note.title)}: "
                      f"{md.text(note.message)}")
     return [*lines, ""]
 

@@ -1,4 +1,5 @@
-"""The one sticky PR comment: found by a hidden marker, created once, edited only when its text
+"""The one sticky PR comment: found by a hidden marker written by the bot itself (a reader's
+comment that starts with the marker is never touched), created once, edited only when its text
 changes, deduplicated when a race made two, recreated when someone deleted it.
 
 Policy (`comment` setting): `always` keeps a comment on every PR; `auto` creates one only when
@@ -10,20 +11,18 @@ annotations and the job summary carry the same content.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
-
-from github import GithubException
+from enum import StrEnum
 
 from memshelf_render import __version__
 from memshelf_render.check import Outcome, repo_path
 from memshelf_render.findings import Finding
 
-from ..github import GitHub
+from ..port import COMMENT_LIMIT, Comment, GitHubPort, Identity, PortError, Reason
+from . import Suggestion
 from . import markdown as md
-from .suggestions import Suggestion
 from .summary import VERDICT, episode_table, guard_lines, headline, plural, signed
 
-MAX_BODY = 65536  # GitHub's limit on a comment body, in characters
+MAX_BODY = COMMENT_LIMIT
 ICON = {"error": "❌", "warning": "⚠️", "info": "ℹ️"}
 
 
@@ -90,82 +89,103 @@ def body(outcome: Outcome, suggestions: list[Suggestion], *, shelf_path: str, he
     return "\n".join(head + section + tail).replace("\n\n\n", "\n\n")
 
 
+class CommentAction(StrEnum):
+    CREATED = "created"
+    UPDATED = "updated"
+    UNCHANGED = "unchanged"
+    RECREATED = "recreated"
+    SKIPPED = "skipped"
+    READ_ONLY = "read-only"
+    FAILED = "failed"
+
+
+class CommentPolicy(StrEnum):
+    AUTO = "auto"
+    ALWAYS = "always"
+    NEVER = "never"
+
+
 @dataclass(frozen=True, slots=True)
 class CommentResult:
-    action: str  # created | updated | unchanged | recreated | skipped | read-only | failed
+    action: CommentAction
     comment_id: int | None = None
     removed_duplicates: int = 0
     reason: str = ""
 
     def describe(self) -> str:
         text = {
-            "created": "posted the sticky comment",
-            "updated": "updated the sticky comment",
-            "unchanged": "left the sticky comment as it was (same text)",
-            "recreated": "re-posted the sticky comment (the previous one was deleted)",
-            "skipped": f"posted no comment ({self.reason})",
-            "read-only": "could not comment: the token may not write here (a fork's pull request?); "
-                         "the annotations and this summary carry everything",
-            "failed": f"could not update the sticky comment ({self.reason}); the annotations and this summary "
-                      "carry everything",
+            CommentAction.CREATED: "posted the sticky comment",
+            CommentAction.UPDATED: "updated the sticky comment",
+            CommentAction.UNCHANGED: "left the sticky comment as it was (same text)",
+            CommentAction.RECREATED: "re-posted the sticky comment (the previous one was deleted)",
+            CommentAction.SKIPPED: f"posted no comment ({self.reason})",
+            CommentAction.READ_ONLY: "could not comment: the token may not write here (a fork's pull request?); "
+                                     "the annotations and this summary carry everything",
+            CommentAction.FAILED: f"could not update the sticky comment ({self.reason}); the annotations and this "
+                                  "summary carry everything",
         }[self.action]
         if self.removed_duplicates:
             text += f"; removed {plural(self.removed_duplicates, 'duplicate')} a concurrent run left"
         return text
 
 
-def _mine(client: GitHub, pull: Any, mark: str) -> list[Any]:
-    comments = client.call(f"list the comments of #{pull.number}", lambda: list(pull.get_issue_comments()))
-    return sorted((c for c in comments if (c.body or "").startswith(mark)), key=lambda c: c.id)
+def _mine(port: GitHubPort, number: int, mark: str, me: Identity) -> list[Comment]:
+    """The bot's own sticky comments: the marker AND the bot's login, oldest first."""
+    return sorted((c for c in port.comments(number) if c.body.startswith(mark) and me.wrote(c)),
+                  key=lambda c: c.id)
 
 
-def _delete(client: GitHub, comment: Any) -> bool:
+def _delete(port: GitHubPort, comment: Comment) -> bool:
     try:
-        client.write("delete a duplicate sticky comment", comment.delete)
-    except GithubException as exc:
-        if exc.status != 404:
+        port.delete_comment(comment.id)
+    except PortError as exc:
+        if exc.reason is not Reason.NOT_FOUND:
             raise
     return True
 
 
-def upsert(client: GitHub, pull: Any, text: str, *, shelf_path: str, policy: str, has_news: bool) -> CommentResult:
+def upsert(port: GitHubPort, number: int, text: str, *, shelf_path: str, policy: CommentPolicy,
+           has_news: bool) -> CommentResult:
     """Make the PR's sticky comment say `text`, per `policy` (see the module docstring)."""
-    if policy == "never":
-        return CommentResult("skipped", reason="comment: never")
-    if client.read_only:
-        return CommentResult("read-only")
+    if policy is CommentPolicy.NEVER:
+        return CommentResult(CommentAction.SKIPPED, reason="comment: never")
+    if port.read_only:
+        return CommentResult(CommentAction.READ_ONLY)
     mark = marker(shelf_path)
-    mine = _mine(client, pull, mark)
-    if not mine:
-        if policy == "auto" and not has_news:
-            return CommentResult("skipped", reason="nothing to report, and comment: auto")
-        return _create(client, pull, text, mark, "created")
-    keep, extra = mine[0], mine[1:]
-    removed = sum(_delete(client, c) for c in extra)
-    if keep.body == text:
-        return CommentResult("unchanged", keep.id, removed)
+    me = port.identity()
     try:
-        client.write("edit the sticky comment", keep.edit, text)
-    except GithubException as exc:
-        if exc.status != 404:
-            raise
-        return _create(client, pull, text, mark, "recreated", removed)
-    if client.read_only:
-        return CommentResult("read-only", removed_duplicates=removed)
-    return CommentResult("updated", keep.id, removed)
+        mine = _mine(port, number, mark, me)
+        if not mine:
+            if policy is CommentPolicy.AUTO and not has_news:
+                return CommentResult(CommentAction.SKIPPED, reason="nothing to report, and comment: auto")
+            return _create(port, number, text, mark, me, CommentAction.CREATED)
+        keep, extra = mine[0], mine[1:]
+        removed = sum(_delete(port, c) for c in extra)
+        if keep.body == text:
+            return CommentResult(CommentAction.UNCHANGED, keep.id, removed)
+        try:
+            port.edit_comment(keep.id, text)
+        except PortError as exc:
+            if exc.reason is not Reason.NOT_FOUND:
+                raise
+            return _create(port, number, text, mark, me, CommentAction.RECREATED, removed)
+        return CommentResult(CommentAction.UPDATED, keep.id, removed)
+    except PortError as exc:
+        if exc.reason is Reason.READ_ONLY:
+            return CommentResult(CommentAction.READ_ONLY)
+        raise
 
 
-def _create(client: GitHub, pull: Any, text: str, mark: str, action: str, removed: int = 0) -> CommentResult:
-    created = client.write("post the sticky comment", pull.create_issue_comment, text)
-    if created is None:
-        return CommentResult("read-only", removed_duplicates=removed)
+def _create(port: GitHubPort, number: int, text: str, mark: str, me: Identity, action: CommentAction,
+            removed: int = 0) -> CommentResult:
+    created = port.create_comment(number, text)
     # a concurrent run may have posted too: the oldest stays, the others go (ours included)
-    mine = _mine(client, pull, mark)
+    mine = _mine(port, number, mark, me)
     for extra in mine[1:]:
-        removed += _delete(client, extra)
+        removed += _delete(port, extra)
     keep = mine[0] if mine else created
     if keep.id != created.id and keep.body != text:
-        client.write("edit the sticky comment", keep.edit, text)
+        port.edit_comment(keep.id, text)
     return CommentResult(action, keep.id, removed)
 
 

@@ -1,17 +1,17 @@
 """Mechanical fixes, as GitHub ```suggestion blocks: the replacement for one line of an episode.
 
-Only fixes with a single right answer are suggested: quoting a value YAML or the line readers
-misread (a date-like or colon-holding value), flattening a control character in a one-line
-field, the id a renamed file needs, placeholders for missing required keys (inserted before the
-closing `---`), and the masked version of a line that holds a secret. Every replacement passes
-through the shelf's masker, so a suggestion can never carry a secret.
+Only fixes with a single right answer are suggested: the replacement a rule attached to its
+finding (`Finding.replacement`, e.g. placeholders for missing required keys inserted before the
+closing `---`), quoting a value YAML or the line readers misread (a date-like or colon-holding
+value), flattening a control character in a one-line field, the id a renamed file needs, and the
+masked version of a line that holds a secret. Every replacement passes through the shelf's
+masker, so a suggestion can never carry a secret. Nothing here reads a finding's message.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 
 import yaml
 
@@ -19,25 +19,14 @@ from memshelf_render import yamlload
 from memshelf_render.episode import Episode
 from memshelf_render.findings import Finding
 from memshelf_render.redact import PolicyPack, mask
-from memshelf_render.shelf import KIND_OF_CATEGORY
+
+from . import Suggestion
 
 _KEY_LINE = re.compile(r"^(?P<key>[A-Za-z_][\w-]*)(?P<sep>:[ \t]*)(?P<value>.*)$")
-_MISSING = re.compile(r"required key '([a-z_]+)' is missing")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _JSON_BREAKS = re.compile(r"\\[tnrfbv]|\\u00[01][0-9a-fA-F]")
-_DAY_PREFIX = re.compile(r"^\d{4}-\d{2}-\d{2}")
 QUOTABLE = ("frontmatter-yaml-invalid", "frontmatter-ambiguous", "span-invalid")
 TEXT_KEYS = ("id", "kind", "span", "date", "display_title", "description", "notes", "retain_until", "mode")
-
-
-@dataclass(frozen=True, slots=True)
-class Suggestion:
-    path: str  # shelf-relative
-    line: int  # 1-based line the suggestion replaces
-    code: str  # the finding it fixes
-    original: str
-    replacement: str  # one or more lines, without the trailing newline
-    why: str
 
 
 def _line(ep: Episode, number: int | None) -> str | None:
@@ -104,36 +93,31 @@ def _secret(f: Finding, ep: Episode, pack: PolicyPack | None) -> Suggestion | No
     return Suggestion(f.path, f.line, f.code, raw, masked, "drop the secret (and rotate it: git history keeps it)")
 
 
-def placeholder(key: str, ep: Episode) -> str:
-    day = _DAY_PREFIX.match(ep.stem)
-    return {
-        "id": ep.stem,
-        "kind": KIND_OF_CATEGORY.get(ep.category, "topic"),
-        "span": day.group(0) if day else "YYYY-MM-DD",
-        "tags": "[]",
-        "approx_tokens": "0",
-    }.get(key, '""')
-
-
-def _missing(findings: list[Finding], ep: Episode) -> Suggestion | None:
-    keys = [m.group(1) for f in findings if f.code == "field-missing" and (m := _MISSING.search(f.message))]
-    closing = _line(ep, ep.fm_close)
-    if not keys or closing is None or ep.fm_close is None:
+def _inserted(findings: list[Finding], ep: Episode) -> Suggestion | None:
+    """The lines the rules would insert before one line (missing keys before the closing `---`),
+    merged into one suggestion: each replacement is its inserted lines, then the line itself."""
+    fixes = [f for f in findings if f.path == ep.path and f.replacement is not None]
+    if not fixes:
         return None
-    added = "\n".join(f"{key}: {placeholder(key, ep)}" for key in keys)
-    return Suggestion(ep.path, ep.fm_close, "field-missing", closing, f"{added}\n{closing}",
-                      f"add the required key{'s' if len(keys) > 1 else ''} {', '.join(keys)}; "
-                      "the values are placeholders, put in the real ones")
+    at = fixes[0].replacement.line  # type: ignore[union-attr]
+    same = [f for f in fixes if f.replacement is not None and f.replacement.line == at]
+    raw = _line(ep, at)
+    if raw is None:
+        return None
+    added = [line for f in same if f.replacement is not None for line in f.replacement.text.split("\n")[:-1]]
+    why = same[0].replacement.why if len(same) == 1 and same[0].replacement else (
+        f"add the {len(same)} required keys; the values are placeholders, put in the real ones")
+    return Suggestion(ep.path, at, same[0].code, raw, "\n".join([*added, raw]), why)
 
 
 def suggest(findings: list[Finding], ep: Episode, pack: PolicyPack | None) -> list[Suggestion]:
     """One suggestion per fixable line of `ep`, in line order; every replacement masked."""
     found: dict[int, Suggestion] = {}
-    missing = _missing(findings, ep)
-    if missing is not None:
-        found[missing.line] = missing
+    inserted = _inserted(findings, ep)
+    if inserted is not None:
+        found[inserted.line] = inserted
     for f in findings:
-        if f.path != ep.path or f.line is None or f.line in found:
+        if f.path != ep.path or f.line is None or f.line in found or f.replacement is not None:
             continue
         if f.code in ("secret", "policy-pattern-match"):
             s = _secret(f, ep, pack)

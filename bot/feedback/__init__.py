@@ -1,1 +1,0 @@
-"""What the author of a change sees: annotations, the job summary, the sticky PR comment."""

@@ -1,0 +1,35 @@
+"""The findings as a SARIF file for `github/codeql-action/upload-sarif`, written by the core's
+SARIF writer with repository-relative paths; every field masked like everything the bot writes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from memshelf_render.check import repo_path
+from memshelf_render.report.as_sarif import as_dict
+
+from . import Delivered, Delivery, Publication
+
+
+def sarif(publication: Publication) -> dict:
+    """The SARIF log of the publication's findings, each located by its repository path."""
+    report = publication.outcome.report
+    log = as_dict(report)
+    for f, result in zip(report.findings, log["runs"][0]["results"], strict=True):
+        location = result["locations"][0]["physicalLocation"]["artifactLocation"]
+        location["uri"] = repo_path(f.path or "shelf.yml", publication.prefix)
+    return log
+
+
+@dataclass
+class SarifSink:
+    path: Path
+    clean: Callable[[str], str]
+
+    def publish(self, publication: Publication) -> Delivered:
+        text = json.dumps(sarif(publication), indent=2, ensure_ascii=False)
+        self.path.write_text(self.clean(text) + "\n", encoding="utf-8")
+        return Delivered(Delivery.DONE, f"SARIF: {len(publication.findings)} finding(s) in {self.path.name}.")

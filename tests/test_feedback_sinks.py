@@ -1,0 +1,87 @@
+"""The other reporters of one publication: the check run (annotations, conclusion, summary within
+GitHub's limit), review comments holding the suggestions, and a SARIF file; each masks every field
+and treats a token that may not write as a delivery, not a failure."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bot.port import AnnotationLevel, CheckStatus, Conclusion, Reason
+from bot.report import Delivery, Publication, Suggestion
+from bot.report.check_run import CheckRunSink, fit
+from bot.report.review import ReviewSink
+from bot.report.sarif import SarifSink
+from bot.report.workflow import WorkflowReporter
+from memshelf_render.check import Outcome
+from memshelf_render.findings import Finding
+from memshelf_render.validate import Report
+from tests.fakegh import FakeGH
+
+SECRET = "AKIA" + "QWERTYUIOPASDFGH"
+PATH = "docs/topics/2026-09-23-nas.md"
+
+
+@pytest.fixture
+def gh(tmp_path: Path) -> FakeGH:
+    return FakeGH(tmp_path)
+
+
+def publication(findings: list[Finding], **kw: object) -> Publication:
+    outcome = Outcome(report=Report(Path("."), findings=findings), checked=1)
+    return Publication("pull request #1", "a" * 40, outcome, "memory", pr_number=1, **kw)  # type: ignore[arg-type]
+
+
+FINDINGS = [Finding("secret", PATH, 3, f"a credential: {SECRET}"), Finding("field-missing", PATH, 1, "tags"),
+            Finding("manifest-invalid", "", None, "shelf-wide")]
+
+
+def test_a_check_run_completes_with_every_finding_on_a_file_as_a_masked_annotation(gh: FakeGH) -> None:
+    sink = CheckRunSink(gh, WorkflowReporter().clean)
+    sink.start("a" * 40)
+    delivered = sink.publish(publication(FINDINGS))
+    assert delivered.delivery is Delivery.DONE
+    [(run, outputs)] = gh.check_runs.values()
+    assert (run.status, run.conclusion) == (CheckStatus.COMPLETED, Conclusion.FAILURE)
+    [output] = outputs
+    assert [(a.path, a.start_line, a.level) for a in output.annotations] == [
+        (f"memory/{PATH}", 1, AnnotationLevel.FAILURE), (f"memory/{PATH}", 3, AnnotationLevel.FAILURE)]
+    text = json.dumps([output.title, output.summary, [a.message for a in output.annotations]], ensure_ascii=False)
+    assert SECRET not in text and "«redacted:aws-access-key»" in text
+
+
+def test_a_check_run_summary_is_cut_at_githubs_limit_at_a_line() -> None:
+    text = "".join(f"line {i}\n" for i in range(20_000))
+    cut = fit(text)
+    assert len(cut) <= 65535 and cut.endswith("findings are annotations)\n") and "\nline 1" in cut
+
+
+def test_a_token_without_checks_write_is_said_not_raised(gh: FakeGH) -> None:
+    gh.refuse("create_check_run", Reason.FORBIDDEN, times=2)
+    sink = CheckRunSink(gh, str)
+    sink.start("a" * 40)
+    assert sink.publish(publication(FINDINGS)).delivery is Delivery.READ_ONLY
+
+
+def test_suggestions_become_one_review_with_suggestion_blocks(gh: FakeGH) -> None:
+    fix = Suggestion(PATH, 1, "field-missing", "---", f"tags: []\n---\n# {SECRET}", "add the key")
+    delivered = ReviewSink(gh, WorkflowReporter().clean).publish(publication(FINDINGS, suggestions=(fix,)))
+    assert delivered.delivery is Delivery.DONE
+    [(number, sha, comments)] = gh.reviews
+    assert (number, sha) == (1, "a" * 40)
+    [comment] = comments
+    assert comment.path == f"memory/{PATH}" and comment.line == 1 and "```suggestion\ntags: []" in comment.body
+    assert SECRET not in comment.body
+    gh.read_only = True
+    assert ReviewSink(gh, str).publish(publication(FINDINGS, suggestions=(fix,))).delivery is Delivery.READ_ONLY
+
+
+def test_sarif_has_repository_paths_and_no_secret(tmp_path: Path) -> None:
+    out = tmp_path / "memshelf-bot.sarif"
+    SarifSink(out, WorkflowReporter().clean).publish(publication(FINDINGS))
+    text = out.read_text()
+    log = json.loads(text)
+    uris = [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in log["runs"][0]["results"]]
+    assert uris == [f"memory/{PATH}", f"memory/{PATH}", "memory/shelf.yml"] and SECRET not in text
