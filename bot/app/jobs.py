@@ -29,6 +29,7 @@ from .auth import InstallationTokens, TokenError
 from .identity import app_login, caused_by_app
 from .logs import log
 from .queue import Backend
+from .redeliver import redeliver_failed
 from .routing import Route, route
 from .store import DeliveryState, Store, worker_id
 
@@ -80,9 +81,11 @@ def current() -> Runtime:
 
 def register(huey: Huey) -> TaskWrapper:
     """Declare the tasks on `huey` (the same names in serve and worker); the run task."""
-    from .redeliver import redeliver_failed
+    def redeliver() -> None:
+        runtime = current()
+        redeliver_failed(runtime.tokens, runtime.backend.store)
 
-    huey.periodic_task(crontab(minute="*/5"), name=REDELIVER_TASK)(lambda: redeliver_failed(current()))
+    huey.periodic_task(crontab(minute="*/5"), name=REDELIVER_TASK)(redeliver)
     return huey.task(name=RUN_TASK)(run_delivery)
 
 

@@ -10,14 +10,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from github import GithubException
 
+from .auth import InstallationTokens
 from .logs import log
-
-if TYPE_CHECKING:
-    from .jobs import Runtime
+from .store import Store
 
 PAGES = 3  # pages of 100 deliveries looked at per run (the most recent ones)
 MAX_PER_RUN = 20  # redeliveries asked for per run
@@ -45,8 +44,8 @@ def failed_guids(deliveries: Sequence[HookDelivery]) -> list[HookDelivery]:
     return list(latest.values())
 
 
-def _list(runtime: Runtime) -> list[HookDelivery]:
-    requester = runtime.tokens.integration.requester
+def _list(tokens: InstallationTokens) -> list[HookDelivery]:
+    requester = tokens.integration.requester
     found: list[HookDelivery] = []
     cursor = ""
     for _ in range(PAGES):
@@ -54,7 +53,7 @@ def _list(runtime: Runtime) -> list[HookDelivery]:
         if cursor:
             params["cursor"] = cursor
         headers, data = requester.requestJsonAndCheck("GET", "/app/hook/deliveries", parameters=params)
-        runtime.tokens.calls += 1
+        tokens.calls += 1
         found += [HookDelivery(int(d["id"]), str(d["guid"]), int(d.get("status_code") or 0))
                   for d in data if isinstance(d, dict)]
         cursor = _next_cursor(headers.get("link", ""))
@@ -70,16 +69,15 @@ def _next_cursor(link: str) -> str:
     return ""
 
 
-def redeliver_failed(runtime: Runtime) -> int:
+def redeliver_failed(tokens: InstallationTokens, store: Store) -> int:
     """Ask GitHub to redeliver each failed delivery once; how many were asked for."""
     try:
-        deliveries = _list(runtime)
+        deliveries = _list(tokens)
     except GithubException as exc:
         log("redeliver.list-failed", logging.WARNING, status=exc.status)
         return 0
     asked = 0
-    store = runtime.backend.store
-    requester = runtime.tokens.integration.requester
+    requester = tokens.integration.requester
     for delivery in failed_guids(deliveries):
         if asked >= MAX_PER_RUN:
             break
@@ -91,7 +89,7 @@ def redeliver_failed(runtime: Runtime) -> int:
             log("redeliver.failed", logging.WARNING, guid=delivery.guid, status=exc.status)
             continue
         finally:
-            runtime.tokens.calls += 1
+            tokens.calls += 1
         asked += 1
         log("redeliver.asked", guid=delivery.guid)
     return asked
