@@ -15,7 +15,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from . import graphql, routes_git, routes_issues, routes_pulls, routes_repo, smart_http
+from . import graphql, routes_checks, routes_git, routes_issues, routes_pulls, routes_repo, smart_http
 from .api import ROUTES, ApiError, Context, Reply
 from .app import App, looks_like_jwt, refusal
 from .calllog import CallLog
@@ -25,7 +25,7 @@ from .openapi import Operation, description
 from .repo import Repository
 from .state import PERMISSIONS, Call, Principal, RepoSettings, State
 
-ROUTE_MODULES = (routes_git, routes_issues, routes_pulls, routes_repo)  # importing them fills ROUTES
+ROUTE_MODULES = (routes_checks, routes_git, routes_issues, routes_pulls, routes_repo)  # importing them fills ROUTES
 REST_DOCS = "https://docs.github.com/rest"
 GRAPHQL_DOCS = "https://docs.github.com/graphql"
 REPO_ID_RANGE = 10_000_000  # ids of objects in the n-th repository start at 1001 + n * this
@@ -127,14 +127,22 @@ class Core:
         elif op is None or matched is None:
             reply = error(404, "Not Found")
         else:
+            self.settle(principal, method)
             reply = self._operation(method, matched[1], query, raw, principal, op, path, error)
         if op is not None:
             for text in self.api.validate_response(op, reply.status, reply.body):
                 self.problem(text)
         if method != "GET" and reply.status < 400:
             self.repo.sweep_auto_merge()
+        self.settle(principal, method)
         self.record(method, path, query, body, reply.status, principal.user.login if principal else None)
         return reply
+
+    def settle(self, principal: Principal | None, method: str = "POST") -> None:
+        """After (and before) a write: webhooks for the branch heads that moved."""
+        if self.repo.events is not None and method != "GET":
+            who = principal.user if principal else self.state.user(self.state.repo.owner)
+            self.repo.events.settle(who)
 
     def _operation(self, method: str, params: dict[str, str], query: dict[str, list[str]], raw: bytes,
                    principal: Any, op: Any, path: str, error: Any) -> Reply:
@@ -189,5 +197,6 @@ class Core:
         else:
             reply = Reply(200, graphql.execute(self.repo, principal, request))
             self.repo.sweep_auto_merge()
+            self.settle(principal)
         self.record("POST", "/graphql", {}, request, reply.status, principal.user.login if principal else None)
         return reply

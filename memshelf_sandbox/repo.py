@@ -6,11 +6,14 @@ This is where git and GitHub's bookkeeping meet; the route modules call it and s
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .gitstore import ZERO, GitStore, Person
 from .state import PullRequest, State, User, now
 from .views import Urls, Views
+
+if TYPE_CHECKING:
+    from .events import Events
 
 PASSING = {"success", "neutral", "skipped"}
 
@@ -48,6 +51,7 @@ class Repository:
         self.state = state
         self.urls = Urls(base_url, state.repo)
         self.views = Views(self.urls)
+        self.events: Events | None = None  # set when the sandbox delivers webhooks
 
     # pull request heads -----------------------------------------------------------
 
@@ -167,6 +171,8 @@ class Repository:
             pr.auto_merge = None
             if self.state.repo.delete_branch_on_merge and not pr.head_repo:
                 self.store.delete_ref(f"refs/heads/{pr.head_ref}", head)
+            if self.events is not None:
+                self.events.pull_request(pr, "closed", by)
             return new
 
     def _merge_commit(self, pr: PullRequest, by: User, method: str, head: str, base: str,

@@ -12,7 +12,8 @@ from .app import App, Installation, level_at_least
 from .openapi import Operation
 
 if TYPE_CHECKING:
-    from .server import Core
+    from .core import Core
+    from .delivery import Deliveries
 
 
 @dataclass
@@ -21,12 +22,14 @@ class AppContext:
 
     app: App
     cores: dict[str, Core]  # lower-case full name -> the repository's core
+    deliveries: Deliveries | None
     base: str
     op: Operation
     params: dict[str, str]
     query: dict[str, Any]
+    raw_query: dict[str, list[str]]
     body: Any
-    request_url: str
+    request_url: str  # base + path, no query
 
     @property
     def primary(self) -> Core:

@@ -58,6 +58,8 @@ def create_comment(ctx: Context) -> Reply:
         ctx.state.comments[comment.id] = comment
         pr.updated_at = now()
     data = ctx.views.comment(comment)
+    if ctx.repo.events is not None:
+        ctx.repo.events.issue_comment(comment, comment.user)
     return Reply(201, data, {"Location": data["url"]})
 
 

@@ -75,6 +75,8 @@ def create_pull(ctx: Context) -> Reply:
                          maintainer_can_modify=bool(body.get("maintainer_can_modify", False)))
         ctx.state.pulls[number] = pr
     data = ctx.repo.pull_json(pr, full=True)
+    if ctx.repo.events is not None:
+        ctx.repo.events.pull_request(pr, "opened", ctx.actor())
     return Reply(201, data, {"Location": data["url"]})
 
 
@@ -85,6 +87,7 @@ def get_pull(ctx: Context) -> Reply:
 
 @route(f"PATCH {R}/pulls/{{pull_number}}", needs="write")
 def update_pull(ctx: Context) -> Reply:
+    action = None
     with ctx.state.lock:
         pr = _pull(ctx)
         body = ctx.body or {}
@@ -101,6 +104,7 @@ def update_pull(ctx: Context) -> Reply:
         if body.get("state") == "closed" and pr.state == "open":
             pr.head_sha_frozen, pr.base_sha_frozen = ctx.repo.head_sha(pr), ctx.repo.base_sha(pr)
             pr.state, pr.closed_at, pr.auto_merge = "closed", now(), None
+            action = "closed"
         elif body.get("state") == "open" and pr.state == "closed":
             if pr.merged_at is not None:
                 raise validation_failed({"resource": "PullRequest", "code": "custom", "field": "state",
@@ -110,7 +114,10 @@ def update_pull(ctx: Context) -> Reply:
                                          "message": "state cannot be changed. The head branch was deleted."})
             pr.head_sha_frozen = pr.base_sha_frozen = None
             pr.state, pr.closed_at = "open", None
+            action = "reopened"
         pr.updated_at = now()
+    if action is not None and ctx.repo.events is not None:
+        ctx.repo.events.pull_request(pr, action, ctx.actor())
     return Reply(200, ctx.repo.pull_json(pr, full=True))
 
 

@@ -1,19 +1,17 @@
-"""Repository, branches, permissions, contents, commits, compare, statuses and check runs."""
+"""Repository, branches, permissions, contents, commits, compare and statuses."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from .api import ApiError, Context, R, Reply, not_found, route, validation_failed
 from .gitstore import TreeEntry
-from .state import CheckRun, Status, now
+from .state import Status
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 # The collaborator-permission endpoint folds maintain into write and triage into read.
 LEGACY = {"admin": "admin", "maintain": "write", "write": "write", "triage": "read", "read": "read", "none": "none"}
 
 
-def _commit_or_422(ctx: Context, ref: str) -> str:
+def commit_or_422(ctx: Context, ref: str) -> str:
     sha = ctx.store.resolve_commit(ref)
     if sha is None:
         raise ApiError(422, f"No commit found for SHA: {ref}")
@@ -94,7 +92,7 @@ def _listing(ctx: Context, root: str, directory: str) -> list[TreeEntry]:
 
 @route(f"GET {R}/commits/{{ref}}")
 def get_commit(ctx: Context) -> Reply:
-    sha = _commit_or_422(ctx, ctx.params["ref"])
+    sha = commit_or_422(ctx, ctx.params["ref"])
     info = ctx.store.commit(sha)
     files = ctx.store.diff(info.parents[0] if info.parents else EMPTY_TREE, sha)
     return Reply(200, ctx.views.commit(info, files, ctx.repo.logins()))
@@ -159,7 +157,7 @@ def combined_state(statuses: list[Status]) -> str:
 
 @route(f"GET {R}/commits/{{ref}}/status")
 def combined_status(ctx: Context) -> Reply:
-    sha = _commit_or_422(ctx, ctx.params["ref"])
+    sha = commit_or_422(ctx, ctx.params["ref"])
     latest = ctx.state.latest_statuses(sha)
     page, headers = ctx.page(latest)
     return Reply(200, {
@@ -177,86 +175,3 @@ def list_statuses(ctx: Context) -> Reply:
         statuses = [s for s in reversed(ctx.state.statuses) if s.sha == sha]
     page, headers = ctx.page(statuses)
     return Reply(200, [ctx.views.status(s) for s in page], headers)
-
-
-# check runs --------------------------------------------------------------------------
-
-
-def _run_json(ctx: Context, run: CheckRun) -> dict[str, Any]:
-    with ctx.state.lock:
-        pulls = [ctx.views.pull_minimal(pr, ctx.repo.head_sha(pr), ctx.repo.base_sha(pr))
-                 for pr in ctx.state.pulls.values() if pr.state == "open" and ctx.repo.head_sha(pr) == run.head_sha]
-    return ctx.views.check_run(run, pulls)
-
-
-def _apply(run: CheckRun, body: dict[str, Any]) -> None:
-    for key in ("name", "details_url", "external_id", "started_at", "completed_at", "status"):
-        if key in body:
-            setattr(run, key, body[key])
-    if body.get("conclusion"):
-        run.conclusion = body["conclusion"]
-        run.status = "completed"
-        run.completed_at = body.get("completed_at") or run.completed_at or now()
-    if run.status == "completed" and run.conclusion is None:
-        raise ApiError(422, "Invalid request.\n\nNo conclusion was supplied for a completed check run.")
-    output = body.get("output")
-    if output:
-        run.output.update({k: v for k, v in output.items() if k in ("title", "summary", "text")})
-        run.annotations.extend(output.get("annotations", []))
-    if "actions" in body:
-        run.actions = body["actions"]
-
-
-@route(f"POST {R}/check-runs", needs="write")
-def create_check_run(ctx: Context) -> Reply:
-    if ctx.principal is not None and not ctx.principal.integration:
-        raise ApiError(403, "You must authenticate via a GitHub App.")
-    if ctx.store.object_type(ctx.body["head_sha"]) != "commit":
-        raise validation_failed({"resource": "CheckRun", "code": "invalid", "field": "head_sha"})
-    app_id = ctx.principal.app_id if ctx.principal else None
-    with ctx.state.lock:
-        suite = ctx.state.suite_for(ctx.body["head_sha"], app_id, None)
-        run = CheckRun(ctx.state.next_id(), ctx.body["head_sha"], ctx.body["name"], suite_id=suite.id,
-                       app_id=app_id)
-        _apply(run, ctx.body)
-        ctx.state.check_runs[run.id] = run
-    return Reply(201, _run_json(ctx, run))
-
-
-def _run(ctx: Context) -> CheckRun:
-    run = ctx.state.check_runs.get(int(ctx.params["check_run_id"]))
-    if run is None:
-        raise not_found()
-    return run
-
-
-@route(f"PATCH {R}/check-runs/{{check_run_id}}", needs="write")
-def update_check_run(ctx: Context) -> Reply:
-    if ctx.principal is not None and not ctx.principal.integration:
-        raise ApiError(403, "You must authenticate via a GitHub App.")
-    with ctx.state.lock:
-        run = _run(ctx)
-        _apply(run, ctx.body)
-    return Reply(200, _run_json(ctx, run))
-
-
-@route(f"GET {R}/check-runs/{{check_run_id}}")
-def get_check_run(ctx: Context) -> Reply:
-    return Reply(200, _run_json(ctx, _run(ctx)))
-
-
-@route(f"GET {R}/commits/{{ref}}/check-runs")
-def list_check_runs(ctx: Context) -> Reply:
-    sha = _commit_or_422(ctx, ctx.params["ref"])
-    runs = sorted(ctx.state.check_runs_for(sha), key=lambda r: -r.id)
-    if ctx.query.get("check_name"):
-        runs = [r for r in runs if r.name == ctx.query["check_name"]]
-    if ctx.query.get("status"):
-        runs = [r for r in runs if r.status == ctx.query["status"]]
-    if ctx.query.get("filter", "latest") == "latest":
-        newest: dict[str, CheckRun] = {}
-        for run in runs:
-            newest.setdefault(run.name, run)
-        runs = list(newest.values())
-    page, headers = ctx.page(runs)
-    return Reply(200, {"total_count": len(runs), "check_runs": [_run_json(ctx, r) for r in page]}, headers)

@@ -10,6 +10,7 @@ from typing import Any
 
 from .app import App
 from .core import Core
+from .delivery import Deliveries
 from .faults import Faults
 from .gitstore import GitStore
 from .repo import Repository
@@ -30,11 +31,12 @@ class Sandbox:
     @contextmanager
     def start(cls, bare: Path, name: str = "octo/shelf", token: str | None = None, *, app: App | None = None,
               more: Sequence[tuple[Path, str]] = (), log: Path | None = None,
-              **settings: Any) -> Iterator[Sandbox]:
+              webhook: tuple[str, str] | None = None, **settings: Any) -> Iterator[Sandbox]:
         """Serve `bare` as `name` (and `more` bare repositories under their names) until the block
         ends; `settings` set RepoSettings fields of the first (e.g. `allow_auto_merge=True`);
-        `token` pins the one accepted token; `app` is the GitHub App the sandbox plays GitHub for."""
-        server = SandboxServer(Path(bare), name, token=token, more=more, app=app, log=log)
+        `token` pins the one accepted token; `app` is the GitHub App the sandbox plays GitHub for;
+        `webhook` = (url, secret) makes it deliver signed webhooks; `log` is `--log FILE`."""
+        server = SandboxServer(Path(bare), name, token=token, more=more, app=app, log=log, webhook=webhook)
         for key, value in settings.items():
             if not hasattr(server.core.state.repo, key):
                 raise TypeError(f"unknown repository setting {key!r}")
@@ -55,6 +57,13 @@ class Sandbox:
     @property
     def app(self) -> App | None:
         return self._server.app
+
+    @property
+    def deliveries(self) -> Deliveries:
+        """The webhook deliveries (only with `webhook=`): records, `mode`, `redeliver`, `wait_idle`."""
+        if self._server.deliveries is None:
+            raise RuntimeError("this sandbox was started without webhook=(url, secret)")
+        return self._server.deliveries
 
     def core(self, full_name: str) -> Core:
         """Another repository of this sandbox (`more` of `start`) by its full name."""

@@ -1,10 +1,21 @@
 """The sandbox's HTTP front: routing to repositories and to the App, and `memshelf-bot sandbox`.
 
-One `ThreadingHTTPServer` on loopback serves one or more repositories and answers four kinds of
+One `ThreadingHTTPServer` on loopback serves one or more repositories (`--repo BARE --name
+OWNER/REPO`, repeatable; object ids never collide between them) and answers five kinds of
 request: git smart HTTP under `/<owner>/<repo>.git/`, `POST /graphql`, the REST API (also under
-`/api/v3`, as on GitHub Enterprise), and the App's endpoints (`/app…`, authenticated by the App's
-JWT; see `app.py`). Every REST request is matched to an operation of GitHub's OpenAPI
-description, and handled by the repository's `Core` (see `core.py`) or by `routes_app`.
+`/api/v3`, as on GitHub Enterprise), the App's endpoints (`/app…` and
+`/repos/{owner}/{repo}/installation`, authenticated by the App's JWT; see `app.py`), and the
+sandbox's own control surface under `/_sandbox/` (no authentication; not GitHub's API):
+
+- `GET /_sandbox/deliveries`: every webhook delivery, newest first, with request and response;
+- `POST /_sandbox/deliveries/{id}/redeliver`: send a recorded delivery again (202);
+- `POST /_sandbox/webhooks/mode` `{"drop_next": n, "duplicate_next": n}`: record the next n
+  deliveries as failed without sending them / send each of the next n twice (same guid);
+- `POST /_sandbox/webhooks/wait` `{"timeout": seconds}`: block until every queued delivery was
+  attempted, answering `{"idle": true|false}`.
+
+Every REST request is matched to an operation of GitHub's OpenAPI description, and handled by
+the repository's `Core` (see `core.py`) or by `routes_app`/`routes_hooks`.
 """
 
 from __future__ import annotations
@@ -22,15 +33,19 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from . import smart_http
+from . import routes_hooks, smart_http
 from .api import ApiError, Reply
 from .app import App, JwtRefused, looks_like_jwt
 from .calllog import CallLog
 from .core import Core, Problems
+from .delivery import Deliveries
+from .events import Events
 from .openapi import description
 from .routes_app import APP_ROUTES, AppContext
 
 JWT_DOCS = "https://docs.github.com/rest/apps/apps"
+CONTROL = "/_sandbox/"
+APP_ROUTE_MODULES = (routes_hooks,)  # importing it adds the deliveries API to APP_ROUTES
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -65,6 +80,10 @@ class Handler(BaseHTTPRequestHandler):
         path, query = url.path, parse_qs(url.query, keep_blank_values=True)
         raw = self._body()
         headers = {k.lower(): v for k, v in self.headers.items()}
+        if path.startswith(CONTROL):
+            status, data = server.control(self.command, path[len(CONTROL):], raw)
+            self._send_reply(Reply(status, data))
+            return
         found = server.git_target(path)
         if found is not None:
             core, rest = found
@@ -75,6 +94,7 @@ class Handler(BaseHTTPRequestHandler):
             core.record(self.command, path, query, None, cgi.status, principal.user.login if principal else None)
             if smart_http.pushing(rest, url.query) and self.command == "POST" and cgi.status == 200:
                 core.repo.sweep_auto_merge()
+                core.settle(principal)
             self._send(cgi.status, cgi.headers, cgi.body)
             return
         if path.startswith("/api/v3/"):
@@ -121,11 +141,12 @@ class SandboxServer(ThreadingHTTPServer):
 
     def __init__(self, bare: Path, name: str, token: str | None = None, port: int = 0,
                  host: str = "127.0.0.1", more: Sequence[tuple[Path, str]] = (), app: App | None = None,
-                 log: Path | None = None) -> None:
+                 log: Path | None = None, webhook: tuple[str, str] | None = None) -> None:
         super().__init__((host, port), Handler)
         self.problems = Problems()
         self.app = app
         self.log = CallLog(log) if log is not None else None
+        self.deliveries: Deliveries | None = None
         self.cores: dict[str, Core] = {}
         for index, (path, full_name) in enumerate([(Path(bare), name), *((Path(b), n) for b, n in more)]):
             core = Core(path, full_name, self.api_url, token, index, self.problems)
@@ -140,6 +161,12 @@ class SandboxServer(ThreadingHTTPServer):
             self.cores[key] = core
         self.core = next(iter(self.cores.values()))
         self.api = description()
+        if webhook is not None:
+            url, secret = webhook
+            target = ("integration", app.id) if app else ("repository", self.core.state.repo.id)
+            self.deliveries = Deliveries(url, secret, 400_000_000 + target[1], *target)
+            for core in self.cores.values():
+                core.repo.events = Events(core.repo, self.deliveries, app, self.problems)
 
     @property
     def api_url(self) -> str:
@@ -148,6 +175,8 @@ class SandboxServer(ThreadingHTTPServer):
 
     def server_close(self) -> None:
         super().server_close()
+        if self.deliveries is not None:
+            self.deliveries.close()
         if self.log is not None:
             self.log.close()
 
@@ -173,6 +202,31 @@ class SandboxServer(ThreadingHTTPServer):
         if matched is not None and "owner" in matched[1]:
             core = self.cores.get(f"{matched[1]['owner']}/{matched[1].get('repo', '')}".lower(), self.core)
         return core.rest(method, path, query, raw, headers, matched)
+
+    def control(self, method: str, path: str, raw: bytes) -> tuple[int, Any]:
+        """The `/_sandbox/` switches listed in the module docstring; `path` is what follows it."""
+        hooks = self.deliveries
+        if hooks is None:
+            return 404, {"message": "this sandbox delivers no webhooks (no --webhook-url)"}
+        try:
+            body = json.loads(raw) if raw.strip() else {}
+        except ValueError:
+            return 400, {"message": "Problems parsing JSON"}
+        parts = path.strip("/").split("/")
+        if method == "GET" and parts == ["deliveries"]:
+            return 200, [hooks.record(item["id"]) for item in hooks.listing()]
+        if method == "POST" and len(parts) == 3 and parts[0] == "deliveries" and parts[2] == "redeliver" \
+                and parts[1].isdigit():
+            again = hooks.redeliver(int(parts[1]))
+            return (202, {"id": again.id, "guid": again.guid}) if again else (404, {"message": "Not Found"})
+        if method == "POST" and parts == ["webhooks", "mode"]:
+            try:
+                return 200, hooks.mode(body.get("drop_next"), body.get("duplicate_next"))
+            except TypeError:
+                return 422, {"message": "drop_next and duplicate_next are numbers"}
+        if method == "POST" and parts == ["webhooks", "wait"]:
+            return 200, {"idle": hooks.wait_idle(float(body.get("timeout", 30)))}
+        return 404, {"message": "Not Found"}
 
     def graphql(self, raw: bytes, headers: dict[str, str]) -> Reply:
         """GraphQL names pull requests by node id; ids are unique across the repositories."""
@@ -227,7 +281,8 @@ class SandboxServer(ThreadingHTTPServer):
             body, problem = self.api.check_body(op, raw)
         if problem is not None:
             return error(problem.status, problem.message, problem.errors or None)
-        ctx = AppContext(self.app, self.cores, self.api_url, op, params, values, body, f"{self.api_url}{path}")
+        ctx = AppContext(self.app, self.cores, self.deliveries, self.api_url, op, params, values, query, body,
+                         f"{self.api_url}{path}")
         try:
             return APP_ROUTES[op.key](ctx)
         except ApiError as exc:
@@ -256,8 +311,10 @@ def build(args: argparse.Namespace) -> SandboxServer:
     if (args.webhook_url is None) != (args.webhook_secret is None):
         raise ValueError("--webhook-url and --webhook-secret go together")
     app = App.from_key_file(args.app_id, Path(args.app_private_key), slug=args.app_slug) if args.app_id else None
-    server = SandboxServer(repos[0], names[0], token=args.token, port=args.port, more=list(zip(repos[1:], names[1:],
-                           strict=True)), app=app, log=Path(args.log) if args.log else None)
+    webhook = (args.webhook_url, args.webhook_secret) if args.webhook_url else None
+    server = SandboxServer(repos[0], names[0], token=args.token, port=args.port,
+                           more=list(zip(repos[1:], names[1:], strict=True)), app=app,
+                           log=Path(args.log) if args.log else None, webhook=webhook)
     for spec in args.user or []:
         login, token, permission = parse_user(spec)
         for core in server.cores.values():

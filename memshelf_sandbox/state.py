@@ -191,7 +191,7 @@ class CheckRun:
     started_at: str | None = field(default_factory=now)
     completed_at: str | None = None
     details_url: str | None = None
-    external_id: str | None = None
+    external_id: str = ""  # GitHub sends "" when the App set none
     output: dict[str, Any] = field(default_factory=dict)
     annotations: list[dict[str, Any]] = field(default_factory=list)
     actions: list[dict[str, Any]] = field(default_factory=list)

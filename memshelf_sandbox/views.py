@@ -13,7 +13,18 @@ from urllib.parse import quote
 
 from .app import App
 from .gitstore import CommitInfo, FileChange, Person, TreeEntry
-from .state import CheckRun, Comment, Label, PullRequest, Reaction, RepoSettings, Status, User, node_id
+from .state import (
+    CheckRun,
+    CheckSuite,
+    Comment,
+    Label,
+    PullRequest,
+    Reaction,
+    RepoSettings,
+    Status,
+    User,
+    node_id,
+)
 
 REPO_TEMPLATES = {
     "archive_url": "/{archive_format}{/ref}", "assignees_url": "/assignees{/user}",
@@ -275,6 +286,10 @@ class Views:
             "name": run.name, "check_suite": {"id": run.suite_id}, "app": self.app(run.app_id),
             "pull_requests": pulls,
         }
+
+    @staticmethod
+    def check_suite_node_id(suite: CheckSuite) -> str:
+        return node_id("CS", suite.id)
 
     def pull_minimal(self, pr: PullRequest, head_sha: str, base_sha: str) -> dict[str, Any]:
         repo = {"id": self.u.settings.id, "url": self.u.api, "name": self.u.settings.name}

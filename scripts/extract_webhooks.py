@@ -5,8 +5,9 @@ Schemas come from `@octokit/openapi-webhooks` (OpenAPI 3.1), examples from
 `@octokit/webhooks-examples`. For each event/action in `EVENTS` the script picks the example
 that needs the fewest patches to validate against the current schema, fills each missing
 required property from `PATCHES` (and fails loudly on any other validation error), renames the
-repository to `octo/shelf`, and writes `tests/fixtures/webhooks/<event>.<action>.json` plus
-`schemas.json` (the event schemas with the components they reach, prose dropped).
+repository to `octo/shelf`, and writes `memshelf_sandbox/data/webhooks/<event>.<action>.json` plus
+`schemas.json` (the event schemas with the components they reach, prose dropped): the sandbox
+builds the webhooks it delivers from those examples and validates them against those schemas.
 
 Usage: scripts/extract_webhooks.py [--schemas FILE --examples FILE] [--out DIR]
 Without the two files it runs `npm pack` for the pinned versions in a temporary directory.
@@ -28,13 +29,17 @@ from openapi_schema_validator import OAS31Validator
 
 SCHEMAS_PACKAGE = ("@octokit/openapi-webhooks", "12.1.0", "package/generated/api.github.com.json")
 EXAMPLES_PACKAGE = ("@octokit/webhooks-examples", "7.6.1", "package/api.github.com/index.json")
-DEFAULT_OUT = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "webhooks"
+DEFAULT_OUT = Path(__file__).resolve().parent.parent / "memshelf_sandbox" / "data" / "webhooks"
 
 # (event, action or None) -> the webhook key in the OpenAPI `webhooks` map
 EVENTS: dict[tuple[str, str | None], str] = {
     ("pull_request", "opened"): "pull-request-opened",
     ("pull_request", "synchronize"): "pull-request-synchronize",
     ("pull_request", "reopened"): "pull-request-reopened",
+    ("pull_request", "closed"): "pull-request-closed",
+    ("check_suite", "requested"): "check-suite-requested",
+    ("check_suite", "rerequested"): "check-suite-rerequested",
+    ("check_run", "rerequested"): "check-run-rerequested",
     ("push", None): "push",
     ("issue_comment", "created"): "issue-comment-created",
     ("workflow_dispatch", None): "workflow-dispatch",
@@ -50,9 +55,13 @@ PATCHES: dict[str, Any] = {
     "active_lock_reason": None,
     "description": None,
     "disabled": False,
+    "permissions": {},  # an App's, in check_run.app (older examples lack it)
+    "events": [],
+    "node_id": "MDg6Q2hlY2tSdW4x",  # a check run's (the sandbox fills its own)
+    "details_url": "https://github.com",
 }
 
-OLD_NAMES = ("Codertocat/Hello-World", "octo-org/octo-repo")
+OLD_NAMES = ("Codertocat/Hello-World", "octo-org/octo-repo", "github/hello-world")
 NEW_OWNER, NEW_REPO = "octo", "shelf"
 
 

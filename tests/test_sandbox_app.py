@@ -7,29 +7,19 @@ import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import jwt
 import pytest
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
 from github import Auth, Github, GithubIntegration
 
 from memshelf_sandbox import Sandbox, seed_bare_repo
 from memshelf_sandbox.app import App
+from tests import sandbox_app_fixtures
+from tests.sandbox_app_fixtures import APP_ID, private_pem
 from tests.sandbox_fixtures import raw_request, seed_tree
 
-APP_ID = 4242
-
-
-def private_pem() -> bytes:
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                             serialization.NoEncryption())
-
-
-@pytest.fixture(scope="module")
-def pem() -> bytes:
-    return private_pem()
+pem = sandbox_app_fixtures.pem
 
 
 @pytest.fixture
@@ -209,3 +199,48 @@ def test_log_masks_tokens_and_jwts(app_sandbox: Sandbox, pem: bytes, tmp_path: P
     assert posted[0]["status"] == 404 and posted[0]["body"] == {"body": "leaked *** and ***"}
     assert posted[0]["login"] == "memshelf-bot[bot]"
     assert any(line["path"].endswith("/access_tokens") and line["status"] == 201 for line in lines)
+
+
+def test_cli_serves_several_repositories_for_one_app(tmp_path: Path, pem: bytes) -> None:
+    """`memshelf-bot sandbox` with two repositories, the App, a user table and a log."""
+    import os
+    import sys
+
+    key = tmp_path / "app.pem"
+    key.write_bytes(pem)
+    args = [sys.executable, "-m", "bot.cli", "sandbox", "--app-id", str(APP_ID), "--app-private-key", str(key),
+            "--user", "reader=ghp_reader:read", "--user", "maintainer=ghp_maint", "--log", str(tmp_path / "log"),
+            "--webhook-url", "http://127.0.0.1:9/webhook", "--webhook-secret", "s"]
+    for n in range(2):
+        bare = tmp_path / f"r{n}.git"
+        seed_bare_repo(seed_tree(tmp_path / f"seed{n}"), bare)
+        args += ["--repo", str(bare), "--name", f"octo/shelf{n}"]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line.startswith("ready http://127.0.0.1:"), line
+        base = line.split()[1]
+
+        class Remote:
+            api_url = base
+
+        sb: Any = Remote()
+        gi = GithubIntegration(auth=Auth.AppAuth(APP_ID, pem.decode()), base_url=base, retry=None)
+        inst = gi.get_repo_installation("octo", "shelf1")
+        assert gi.get_repo_installation("octo", "shelf0").id == inst.id
+        token = gi.get_access_token(inst.id).token
+        repo = Github(auth=Auth.Token(token), base_url=base, retry=None).get_repo("octo/shelf1")
+        assert repo.get_collaborator_permission("reader") == "read"
+        assert repo.get_collaborator_permission("maintainer") == "write"
+        assert raw_request(sb, "GET", "/repos/octo/shelf0", token="ghp_reader")[0] == 200
+        status, body, _ = raw_request(sb, "POST", "/repos/octo/shelf0/git/blobs",
+                                      b'{"content": "x"}', token="ghp_reader")
+        assert (status, body["message"]) == (403, "Resource not accessible by personal access token")
+        lines = [json.loads(x) for x in (tmp_path / "log").read_text().splitlines()]
+        assert any(x["path"] == "/repos/octo/shelf0/git/blobs" and x["status"] == 403 for x in lines)
+        assert token not in json.dumps(lines)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    assert proc.returncode == 0

@@ -176,12 +176,12 @@ def checkout(bare: Path, work: Path, sha: str, name: str) -> Path:
 
 
 def repository(default_branch: str = "main") -> dict[str, Any]:
-    payload = json.loads((ROOT / "tests/fixtures/webhooks/push.json").read_text(encoding="utf-8"))
+    payload = json.loads((ROOT / "memshelf_sandbox/data/webhooks/push.json").read_text(encoding="utf-8"))
     return {**payload["repository"], "full_name": REPO, "name": REPO.split("/")[1], "default_branch": default_branch}
 
 
 def pull_request_event(number: int, branch: str, head: str, base: str) -> dict[str, Any]:
-    payload = json.loads((ROOT / "tests/fixtures/webhooks/pull_request.opened.json").read_text(encoding="utf-8"))
+    payload = json.loads((ROOT / "memshelf_sandbox/data/webhooks/pull_request.opened.json").read_text(encoding="utf-8"))
     pr = payload["pull_request"]
     repo = repository()
     pr.update(number=number, head={**pr["head"], "ref": branch, "sha": head, "repo": repo},
@@ -190,7 +190,7 @@ def pull_request_event(number: int, branch: str, head: str, base: str) -> dict[s
 
 
 def push_event(before: str, after: str, pusher: str, commits: list[dict[str, Any]]) -> dict[str, Any]:
-    payload = json.loads((ROOT / "tests/fixtures/webhooks/push.json").read_text(encoding="utf-8"))
+    payload = json.loads((ROOT / "memshelf_sandbox/data/webhooks/push.json").read_text(encoding="utf-8"))
     return {**payload, "ref": "refs/heads/main", "before": before, "after": after, "created": False,
             "deleted": False, "forced": False, "pusher": {"name": pusher}, "commits": commits,
             "head_commit": commits[-1] if commits else None, "repository": repository()}
