@@ -8,11 +8,12 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
-from huey.consumer import Consumer
+from huey.consumer import Consumer, ProcessEnvironment
 
 from . import jobs
 from .auth import InstallationTokens
@@ -65,10 +66,25 @@ def runtime_for(config: AppConfig, backend: Backend) -> jobs.Runtime:
     return runtime
 
 
+class _Workers(ProcessEnvironment):
+    """huey's forked worker processes, but not daemonic: a job may fork helpers of its own (the
+    core checks and renders a big shelf on every core), which a daemonic process may not."""
+
+    def create_process(self, runnable: Callable[[], None], name: str) -> Any:
+        process = super().create_process(runnable, name)
+        process.daemon = False
+        return process
+
+
+class _Consumer(Consumer):
+    def get_environment(self, worker_type: str) -> ProcessEnvironment:
+        return _Workers(self._graceful_sig, self._interrupt_sig)
+
+
 def start_consumer(runtime: jobs.Runtime, workers: int) -> Consumer:
     """huey's consumer with `workers` forked processes (the core forks its own helpers, so no
     threads); started before any thread of ours exists."""
-    consumer = Consumer(runtime.backend.huey, workers=workers, worker_type="process", periodic=True,
+    consumer = _Consumer(runtime.backend.huey, workers=workers, worker_type="process", periodic=True,
                         graceful_signal="TERM", shutdown_timeout=GRACE, initial_delay=0.05, max_delay=1.0,
                         check_worker_health=True)
     consumer.start()
