@@ -124,3 +124,4 @@ def test_the_whole_loop_through_the_apps_flows(loop: Loop) -> None:
                                                       comment_id=writer_comment.id))
     answers = [c.body for c in repo.get_issue(second.number).get_comments() if c.user.login == BOT]
     assert len(answers) == 2 and answers[1] != refusal[0]
+    assert loop.tokens.calls > 30  # the ports' requests are counted, for /metrics

@@ -47,7 +47,8 @@ def _epoch(value: object) -> float:
 
 
 class InstallationTokens:
-    """Mints and caches installation tokens; `calls` counts the requests made to GitHub."""
+    """Mints and caches installation tokens. `calls` counts this process's requests to GitHub
+    (its own, and those a job's port reports through `record`), for the metrics."""
 
     def __init__(self, config: AppConfig, clock: Callable[[], float] = time.time) -> None:
         self.integration = GithubIntegration(auth=Auth.AppAuth(config.app_id, config.private_key),
@@ -55,6 +56,7 @@ class InstallationTokens:
                                              seconds_between_writes=None)
         self.clock = clock
         self.calls = 0
+        self._remaining: int | None = None
         self._cache: dict[tuple[int, str, tuple[tuple[str, str], ...]], InstallationToken] = {}
         self._lock = threading.Lock()
 
@@ -92,7 +94,15 @@ class InstallationTokens:
         except GithubException as exc:
             raise TokenError(f"GET /app failed (HTTP {exc.status})", exc.status) from None
 
+    def record(self, calls: int, remaining: int | None) -> None:
+        """A job's requests, and the rate-limit remaining GitHub last reported to it."""
+        self.calls += calls
+        if remaining is not None:
+            self._remaining = remaining
+
     @property
     def rate_remaining(self) -> int | None:
+        if self._remaining is not None:
+            return self._remaining
         remaining = self.integration.requester.rate_limiting[0]
         return remaining if remaining >= 0 else None

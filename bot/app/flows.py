@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from ..action import on_push
 from ..adapters.pygithub import PyGithubPort
@@ -83,6 +84,27 @@ def _summary_check(port: PyGithubPort, sha: str, code: int, reporter: AppReporte
                           CheckOutput(title=title, summary=fit(text)))
 
 
+class RequestCounter:
+    """Counts the HTTP requests one PyGithub requester makes (it announces each one through its
+    debug-frame hook, which does nothing unless debugging is on)."""
+
+    def __init__(self, requester: Any) -> None:
+        self.count = 0
+        self.requester = requester
+        announce = requester.NEW_DEBUG_FRAME
+
+        def counted(headers: Any) -> None:
+            self.count += 1
+            announce(headers)
+
+        requester.NEW_DEBUG_FRAME = counted
+
+    @property
+    def remaining(self) -> int | None:
+        remaining = self.requester.rate_limiting[0]
+        return remaining if remaining >= 0 else None
+
+
 class FlowHandler:
     def __init__(self, config: AppConfig, tokens: InstallationTokens) -> None:
         self.config = config
@@ -95,6 +117,14 @@ class FlowHandler:
         reporter.add_secret(token)
         port = PyGithubPort(token, self.config.github_url, route.repository, identity_login=delivery.login,
                             notify=reporter.log)
+        requests = RequestCounter(port.requester)
+        try:
+            return self._run(delivery, port, reporter, token)
+        finally:
+            self.tokens.record(requests.count, requests.remaining)
+
+    def _run(self, delivery: Delivery, port: PyGithubPort, reporter: AppReporter, token: str) -> str:
+        route = delivery.route
         event = route.event
         if route.flow is Flow.CHECK_PR and event.kind is not EventKind.PULL_REQUEST:
             assert route.pull_number is not None
