@@ -133,9 +133,13 @@ def throughput(backend: Backend, shelf: Path, count: int, workers: int) -> float
     consumer.start()
     try:
         while True:
-            done = sum(1 for k in keys if (d := backend.store.get(k)) and d.state is DeliveryState.SUCCEEDED)
-            if done == count:
+            records = [backend.store.get(k) for k in keys]
+            if any(r is not None and r.state is DeliveryState.FAILED for r in records):
+                raise RuntimeError(next(r.detail for r in records if r and r.state is DeliveryState.FAILED))
+            if all(r is not None and r.state is DeliveryState.SUCCEEDED for r in records):
                 break
+            if time.perf_counter() - started > 600:
+                raise RuntimeError("the jobs did not finish in 10 minutes")
             time.sleep(0.05)
     finally:
         elapsed = time.perf_counter() - started

@@ -236,3 +236,18 @@ def test_healthz_metrics_and_the_status_page(world: World) -> None:
 def test_healthz_is_503_when_the_queue_is_unreachable(world: World) -> None:
     world.app.healthy = lambda: False
     assert call(world.app, "GET", "/healthz").status == 503
+
+
+def test_a_delivery_the_queue_cannot_take_is_503_and_its_redelivery_runs(world: World) -> None:
+    def down(key: str) -> None:
+        raise ConnectionError("queue down")
+
+    body = pull_payload()
+    headers = delivery_headers("pull_request", body, guid="g-down")
+    world.app.enqueue = down
+    assert call(world.app, "POST", "/webhook", body, headers).status == 503
+    assert world.backend.store.get(delivery_key("g-down", "1")) is None
+    world.app.enqueue = world.queue.append
+    assert call(world.app, "POST", "/webhook", body, headers).json() == {"status": "queued"}
+    world.drain()
+    assert world.state(delivery_key("g-down", "1")) is DeliveryState.SUCCEEDED

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import requests
 from github import GithubException
 
 from .auth import InstallationTokens
@@ -75,6 +76,9 @@ def redeliver_failed(tokens: InstallationTokens, store: Store) -> int:
         deliveries = _list(tokens)
     except GithubException as exc:
         log("redeliver.list-failed", logging.WARNING, status=exc.status)
+        return 0
+    except requests.RequestException as exc:
+        log("redeliver.list-failed", logging.WARNING, error=type(exc).__name__)
         return 0
     asked = 0
     requester = tokens.integration.requester

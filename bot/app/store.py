@@ -120,6 +120,9 @@ class Store(Protocol):
 
     def set_queued(self, key: str) -> None: ...
 
+    def release_claim(self, key: str) -> None:
+        """Forget a delivery that was received but could not be enqueued (its redelivery is new)."""
+
     def start(self, key: str, owner: str, lease_until: float, now: float) -> bool:
         """received|queued → running for `owner`; False when the job is not (or no longer) due."""
 

@@ -61,6 +61,12 @@ if redis.call('HGET', KEYS[1], 'state') ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], unpack(ARGV, 2))
 return 1
 """
+# KEYS: record, payload
+RELEASE_CLAIM = """
+if redis.call('HGET', KEYS[1], 'state') ~= 'received' then return 0 end
+redis.call('DEL', KEYS[1], KEYS[2])
+return 1
+"""
 # KEYS: lock; ARGV: owner, ttl ms, force (the holder is dead)
 ACQUIRE = """
 local holder = redis.call('GET', KEYS[1])
@@ -103,6 +109,7 @@ class RedisStore:
         self._if_state = self.client.register_script(IF_STATE)
         self._acquire = self.client.register_script(ACQUIRE)
         self._release = self.client.register_script(RELEASE)
+        self._release_claim = self.client.register_script(RELEASE_CLAIM)
 
     @staticmethod
     def _record(key: str) -> str:
@@ -136,6 +143,10 @@ class RedisStore:
 
     def set_queued(self, key: str) -> None:
         self._if_state(keys=[self._record(key)], args=[DeliveryState.RECEIVED, "state", DeliveryState.QUEUED])
+
+    def release_claim(self, key: str) -> None:
+        if self._release_claim(keys=[self._record(key), self._payload(key)]):
+            self.client.zrem(RECENT_KEY, key)
 
     def start(self, key: str, owner: str, lease_until: float, now: float) -> bool:
         if not self._start(keys=[self._record(key)], args=[owner, repr(lease_until), repr(now)]):

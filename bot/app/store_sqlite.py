@@ -115,6 +115,9 @@ class SqliteStore:
         self.conn.execute("UPDATE deliveries SET state = ? WHERE key = ? AND state = ?",
                           (DeliveryState.QUEUED, key, DeliveryState.RECEIVED))
 
+    def release_claim(self, key: str) -> None:
+        self.conn.execute("DELETE FROM deliveries WHERE key = ? AND state = ?", (key, DeliveryState.RECEIVED))
+
     def start(self, key: str, owner: str, lease_until: float, now: float) -> bool:
         cur = self.conn.execute(
             "UPDATE deliveries SET state = ?, owner = ?, lease_until = ?, started_at = ?, finished_at = NULL, "

@@ -8,6 +8,7 @@ de-duplication) and enqueue it. Nothing from an unsigned body is parsed or logge
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -98,7 +99,13 @@ class WebhookApp:
             return _reply(start_response, 202, {"status": "duplicate"})
         if routed.lock is not None:
             self.store.mark(routed.lock)
-        self.enqueue(key)
+        try:
+            self.enqueue(key)
+        except Exception as exc:  # the queue is down (its backend's own error type): GitHub will say it failed
+            self.store.release_claim(key)
+            metrics.count_delivery(self.store, label, "unqueued")
+            log("webhook.unqueued", logging.ERROR, delivery=key, error=type(exc).__name__)
+            return _reply(start_response, 503, {"error": "the queue is unreachable; redeliver later"})
         self.store.set_queued(key)
         metrics.count_delivery(self.store, label, "queued")
         log("webhook.queued", delivery=key, gh_event=label, action=action[:40], repository=routed.repository)
