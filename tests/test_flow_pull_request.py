@@ -98,63 +98,6 @@ def test_the_pr_head_is_checked_whatever_the_workspace_holds(harness: Harness, c
     assert not (workspace / ".git" / "worktrees").exists() or not any((workspace / ".git" / "worktrees").iterdir())
 
 
-def test_same_head_edits_nothing_and_a_fix_turns_the_same_comment_green(harness: Harness) -> None:
-    number = harness.open_pr("night-shift/two", {BAD: BAD_TEXT})
-    first = harness.pr_step(number)
-    assert first.exit_code == 1
-    [sticky] = harness.sticky(number)
-    mark = len(harness.sb.calls)
-    again = harness.pr_step(number, "synchronize")
-    assert again.exit_code == 1 and comment_calls(harness, mark) == []  # same text: not edited
-    assert "left the sticky comment as it was" in again.summary
-
-    harness.branch("night-shift/two", {BAD: episode("2026-09-23-nas", title="NAS")}, base="night-shift/two")
-    mark = len(harness.sb.calls)
-    fixed = harness.pr_step(number, "synchronize")
-    assert fixed.exit_code == 0 and fixed.outputs["verdict"] == "valid" and fixed.annotations == []
-    assert comment_calls(harness, mark) == [("PATCH", 200)]
-    [after] = harness.sticky(number)
-    assert after.id == sticky.id and "### memshelf-bot: ✅ valid" in after.body and "suggestion" not in after.body
-
-
-def test_a_clean_pr_gets_no_comment_under_auto_and_one_under_always(harness: Harness) -> None:
-    number = harness.open_pr("shelve/clean", {GOOD: episode("2026-09-22-ups-runtime")})
-    quiet = harness.pr_step(number)
-    assert quiet.exit_code == 0 and harness.sticky(number) == []
-    assert "posted no comment (nothing to report, and comment: auto)" in quiet.summary
-    loud = harness.pr_step(number, comment="always")
-    assert loud.exit_code == 0 and len(harness.sticky(number)) == 1
-    never = harness.pr_step(number, comment="never")
-    assert "posted no comment (comment: never)" in never.summary
-
-
-def test_a_deleted_comment_is_recreated_and_duplicates_from_a_race_are_removed(harness: Harness) -> None:
-    number = harness.open_pr("night-shift/three", {BAD: BAD_TEXT})
-    harness.pr_step(number)
-    [first] = harness.sticky(number)
-    harness.sb.faults.delete_comment(first.id)
-    recreated = harness.pr_step(number)
-    [second] = harness.sticky(number)
-    assert second.id != first.id and "posted the sticky comment" in recreated.summary
-
-    # deleted between the bot's read and its edit: the edit answers 404, the bot posts anew
-    harness.branch("night-shift/three", {GOOD: episode("2026-09-22-ups-runtime")}, base="night-shift/three")
-    harness.sb.faults.add("PATCH", rf"/repos/octo/shelf/issues/comments/{second.id}", 404, {"message": "Not Found"})
-    gone = harness.pr_step(number, "synchronize")
-    assert "re-posted the sticky comment (the previous one was deleted)" in gone.summary
-
-    # a concurrent run left a second sticky comment: the oldest stays, the other goes
-    [keep] = harness.sticky(number)
-    harness.sb.github(action_harness.BOT_TOKEN).get_repo(action_harness.REPO).get_issue(number).create_comment(
-        keep.body)
-    assert len(harness.sticky(number)) == 2
-    mark = len(harness.sb.calls)
-    deduped = harness.pr_step(number, "synchronize")
-    assert [c.id for c in harness.sticky(number)] == [keep.id]
-    assert comment_calls(harness, mark) == [("DELETE", 204)]
-    assert "removed 1 duplicate a concurrent run left" in deduped.summary
-
-
 @pytest.mark.parametrize("how", ["read-only token", "injected 403"])
 def test_a_fork_token_cannot_comment_and_the_check_still_reports(harness: Harness, how: str) -> None:
     number = harness.open_pr("night-shift/fork", {BAD: BAD_TEXT})
@@ -174,26 +117,6 @@ def test_a_fork_token_cannot_comment_and_the_check_still_reports(harness: Harnes
     assert "could not comment: the token may not write here" in result.summary
     assert "❌ error" in result.summary and "id-mismatch" in result.summary  # the summary carries everything
     assert "### Suggested changes" in result.summary and "```suggestion\nid: 2026-09-23-nas\n```" in result.summary
-
-
-def test_a_comment_github_refuses_does_not_change_the_verdict(harness: Harness) -> None:
-    number = harness.open_pr("night-shift/refused", {BAD: BAD_TEXT})
-    harness.sb.faults.add("POST", rf"/repos/octo/shelf/issues/{number}/comments", 422,
-                          {"message": "Validation Failed"}, times=None)
-    result = harness.pr_step(number)
-    assert result.exit_code == 1 and result.outputs["verdict"] == "violations"
-    assert "could not update the sticky comment (GitHub answered 422)" in result.summary
-    assert result.by_level("notice")[0].title == "memshelf-bot: no PR comment"
-
-
-def test_a_fork_pull_request_event_does_not_even_try_to_comment(harness: Harness) -> None:
-    number = harness.open_pr("night-shift/fork2", {BAD: BAD_TEXT})
-    payload = pull_request_event(harness.sb, number)
-    payload["pull_request"]["head"]["repo"]["full_name"] = "someone/shelf"
-    result = harness.pr_step(number, payload=payload)
-    assert result.exit_code == 1
-    assert [c for c in harness.sb.calls if c.path.endswith("/comments")] == []
-    assert result.by_level("notice")[0].title == "memshelf-bot: no PR comment"
 
 
 def test_the_guard_blocks_derived_and_other_paths_symlinks_and_collisions(harness: Harness) -> None:

@@ -66,13 +66,19 @@ def test_same_head_edits_nothing_and_a_fix_turns_the_same_comment_green(world: W
     [first] = sticky(world, pull.number)
     assert code == 1
     world.gh.calls.clear()
-    assert pull_request.run(world.job(world.pr_event(pull))) == 1
-    assert world.gh.ops("edit_comment", "create_comment", "delete_comment") == []
+    job = world.job(world.pr_event(pull, "synchronize"))
+    assert pull_request.run(job) == 1
+    assert world.gh.ops("edit_comment", "create_comment", "delete_comment") == []  # same text: not edited
+    assert "left the sticky comment as it was" in job.reporter.summary_text()
     fixed = world.commit("night-shift/one", {BAD: episode("2026-09-23-nas")})
     world.gh.pulls[pull.number] = pull = replace(pull, head_sha=fixed)
-    assert pull_request.run(world.job(world.pr_event(pull, "synchronize"))) == 0
+    world.gh.calls.clear()
+    job = world.job(world.pr_event(pull, "synchronize"))
+    assert pull_request.run(job) == 0 and job.reporter.outputs["verdict"] == "valid"
+    assert parse_commands(world.out.getvalue().split("memshelf-bot: violations")[-1])[0] == []  # no annotation
+    assert [op for op, _ in world.gh.ops("edit_comment", "create_comment", "delete_comment")] == ["edit_comment"]
     [again] = sticky(world, pull.number)
-    assert again.id == first.id and "✅ valid" in again.body
+    assert again.id == first.id and "### memshelf-bot: ✅ valid" in again.body and "suggestion" not in again.body
 
 
 def test_a_readers_comment_with_the_marker_is_never_edited_and_the_bot_posts_its_own(world: World) -> None:
@@ -135,6 +141,15 @@ def test_a_token_github_refuses_mid_flow_does_not_change_the_verdict(world: Worl
     code, job, _pull = run_pr(world, {BAD: BAD_TEXT})
     assert code == 1 and job.reporter.outputs["verdict"] == "violations"
     assert "could not comment" in job.reporter.summary_text()
+
+
+def test_a_comment_github_refuses_for_another_reason_does_not_change_the_verdict(world: World) -> None:
+    world.gh.refuse("create_comment", Reason.INVALID, "Validation Failed", times=5)
+    code, job, _ = run_pr(world, {BAD: BAD_TEXT})
+    assert code == 1 and job.reporter.outputs["verdict"] == "violations"
+    assert "could not update the sticky comment (GitHub answered 422)" in job.reporter.summary_text()
+    notices = [a for a in parse_commands(world.out.getvalue())[0] if a.level == "notice"]
+    assert notices[0].title == "memshelf-bot: no PR comment"
 
 
 def test_past_githubs_file_cap_the_pr_is_unchecked_not_passed(world: World) -> None:

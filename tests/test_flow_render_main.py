@@ -85,81 +85,6 @@ def test_render_starts_from_the_latest_main_not_the_event_sha(harness: Harness) 
     assert "2026-09-22-ups-runtime" in ledger and "2026-09-23-nas-move" in ledger
 
 
-def test_nothing_changed_means_no_commit_and_the_summary_says_so(harness: Harness) -> None:
-    before = harness.sb.store.ref("refs/heads/main")
-    after = harness.branch("main", {"recall-log.tsv": harness.show("main", "recall-log.tsv")
-                                    + "2026-09-20-zfs-recordsize\tDigest\t12\n"})
-    mark = len(harness.sb.calls)
-    result = harness.push_step(before, after)
-    assert result.exit_code == 0
-    assert git_writes(harness, mark) == [] and harness.sb.store.ref("refs/heads/main") == after
-    assert "**✅ nothing to render**: the derived files on `main`" in result.summary
-    assert (result.outputs["commit_sha"], result.outputs["changed"]) == ("", "0")
-
-
-def test_the_bots_own_render_never_triggers_another_render(harness: Harness) -> None:
-    before, after = merged(harness, "shelve/ups", {UPS: episode("2026-09-22-ups-runtime")})
-    harness.push_step(before, after)
-    render = harness.sb.store.ref("refs/heads/main")
-    mark = len(harness.sb.calls)
-    own = harness.push_step(after, render, pusher="github-actions[bot]")
-    assert own.exit_code == 0 and harness.api_calls(mark) == []  # not even a read
-    assert "the bot's own render" in own.summary
-
-    # the same bot pushing an episode is not a render: it is rendered
-    shelved = harness.branch("main", {NAS: episode("2026-09-23-nas-move", title="NAS move")})
-    bot_push = harness.push_step(render, shelved, pusher="github-actions[bot]")
-    assert bot_push.exit_code == 0 and bot_push.outputs["commit_sha"] == harness.sb.store.ref("refs/heads/main")
-
-
-def test_a_lost_race_is_retried_on_a_fresh_read_and_accounted_for(harness: Harness) -> None:
-    before, after = merged(harness, "shelve/ups", {UPS: episode("2026-09-22-ups-runtime")})
-    harness.sb.faults.non_fast_forward("main", times=2)
-    mark = len(harness.sb.calls)
-    result = harness.push_step(before, after)
-    assert result.exit_code == 0
-    refs = [(m, s) for m, p, s in harness.api_calls(mark) if p.endswith("/heads/main")]
-    assert refs == [("GET", 200), ("PATCH", 422), ("GET", 200), ("PATCH", 422), ("GET", 200), ("PATCH", 200)]
-    assert "Lost the race for `main` 2 times" in result.summary and "3 attempts in all" in result.summary
-    assert result.stdout.count("moved while rendering (lost race") == 2
-
-
-def test_a_protected_main_gets_a_render_pull_request_kept_up_to_date(harness: Harness) -> None:
-    harness.sb.faults.protected_branch("main")
-    before, after = merged(harness, "shelve/ups", {UPS: episode("2026-09-22-ups-runtime")})
-    first = harness.push_step(before, after)
-    assert first.exit_code == 0, first.stdout
-    branch_sha = harness.sb.store.ref("refs/heads/memshelf-bot/render")
-    assert harness.sb.store.ref("refs/heads/main") == after  # main untouched
-    assert first.outputs["commit_sha"] == branch_sha and first.outputs["pr_number"]
-    pull = harness.repo.get_pull(int(first.outputs["pr_number"]))
-    assert (pull.title, pull.head.ref, pull.base.ref) == ("memshelf-bot: render derived files",
-                                                          "memshelf-bot/render", "main")
-    assert "`main` is protected" in pull.body and "- `ledger.tsv` (written)" in pull.body
-    [warning] = first.by_level("warning")
-    assert warning.title == "memshelf-bot: main is protected"
-    assert f"and opened pull request #{pull.number}" in first.summary
-
-    _, later = merged(harness, "shelve/nas", {NAS: episode("2026-09-23-nas-move", title="NAS move")})
-    second = harness.push_step(after, later)
-    assert second.outputs["pr_number"] == str(pull.number) and f"updated pull request #{pull.number}" in second.summary
-    assert harness.sb.store.ref("refs/heads/memshelf-bot/render") == second.outputs["commit_sha"] != branch_sha
-    assert [p.number for p in harness.repo.get_pulls(state="open") if p.head.ref == "memshelf-bot/render"] == [
-        pull.number]
-    assert "2026-09-23-nas-move" in harness.show("memshelf-bot/render", "ledger.tsv")
-
-
-def test_a_token_that_may_not_push_fails_with_a_clear_message(harness: Harness) -> None:
-    before, after = merged(harness, "shelve/ups", {UPS: episode("2026-09-22-ups-runtime")})
-    harness.sb.add_token("ghs_read" + "1" * 32, "reader-bot[bot]", permission="read")
-    payload = push_event(harness.sb, "refs/heads/main", before, after, pusher="octo")
-    result = harness.step("push", payload, harness.workspace(after), token="ghs_read" + "1" * 32)
-    assert result.exit_code == 1
-    [error] = result.by_level("error")
-    assert "the token may not push to main: give the job `contents: write`" in error.message
-    assert harness.sb.store.ref("refs/heads/main") == after
-
-
 def test_server_errors_while_committing_are_retried(harness: Harness) -> None:
     before, after = merged(harness, "shelve/ups", {UPS: episode("2026-09-22-ups-runtime")})
     harness.sb.faults.server_error(502, method="POST", path_regex=r".*/git/commits")
@@ -228,18 +153,3 @@ def test_a_stale_render_pull_request_is_closed_once_main_is_rendered_without_it(
                     "memshelf-bot closes it and deletes `memshelf-bot/render`.")
     assert f"\n\nClosed the stale render pull request #{pull.number} and deleted memshelf-bot/render.\n" in second.summary
 
-
-def test_a_render_branch_someone_else_committed_to_is_never_force_pushed(harness: Harness) -> None:
-    harness.sb.faults.protected_branch("main")
-    before, after = merged(harness, "shelve/ups", {UPS: episode("2026-09-22-ups-runtime")})
-    harness.push_step(before, after)
-    human = harness.branch("memshelf-bot/render", {"docs/topics/.meta.json": "{}\n"}, base="memshelf-bot/render")
-
-    _, later = merged(harness, "shelve/nas", {NAS: episode("2026-09-23-nas-move", title="NAS move")})
-    result = harness.push_step(after, later)
-    assert result.exit_code == 1
-    assert harness.sb.store.ref("refs/heads/memshelf-bot/render") == human
-    [error] = result.by_level("error")
-    assert error.message.startswith("memshelf-bot/render holds commits by someone other than the bot, so it was "
-                                    "left as it is (never force-pushed)")
-    assert not harness.sb.calls_to("PATCH", "/git/refs/heads/memshelf-bot/render")[1:]  # only the first render's

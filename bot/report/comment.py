@@ -187,8 +187,3 @@ def _create(port: GitHubPort, number: int, text: str, mark: str, me: Identity, a
     if keep.id != created.id and keep.body != text:
         port.edit_comment(keep.id, text)
     return CommentResult(action, keep.id, removed)
-
-
-def run_url(server_url: str, full_name: str, run_id: str | None) -> str | None:
-    """The run page that shows the job summary, when the runner told us the run id."""
-    return f"{server_url.rstrip('/')}/{full_name}/actions/runs/{run_id}" if run_id else None
