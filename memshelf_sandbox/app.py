@@ -123,7 +123,7 @@ class App:
 
     # installation tokens ------------------------------------------------------------------
 
-    def mint(self, inst: Installation, permissions: dict[str, str], repositories: frozenset[str] | None) -> tuple[
+    def mint(self, inst: Installation, permissions: dict[str, str], repositories: frozenset[str]) -> tuple[
             str, Principal]:
         """A new installation token and who it is; the caller checked the request's scope."""
         token = "ghs_" + "".join(secrets.choice(string.ascii_letters + string.digits) for _ in range(36))

@@ -3,8 +3,8 @@ GraphQL answers about it.
 
 Every REST request reaching a `Core` was matched to an operation of GitHub's OpenAPI
 description by the server; the core authenticates it, validates it, handles it, and validates
-its answer again; an answer the description rejects is a sandbox bug and lands in
-`validation_errors` (tests assert the list stays empty).
+its answer again; an answer the description rejects is a sandbox bug and lands in the server's
+`Problems` (`Sandbox.validation_errors`; tests assert the list stays empty).
 """
 
 from __future__ import annotations
@@ -66,10 +66,6 @@ class Core:
         self.log: CallLog | None = None
         self._problems = problems or Problems()
 
-    @property
-    def validation_errors(self) -> list[str]:
-        return self._problems.items
-
     def principal(self, token: str | None) -> Principal | None:
         """Who a token is: one of the App's installation tokens (None once expired), a token the
         sandbox was told about, or — unless pinned — anyone as github-actions[bot]. A JWT is no
@@ -120,10 +116,7 @@ class Core:
         if token and principal is None:
             reply = error(401, "Bad credentials")
         elif (fault := self.faults.take(method, path)) is not None:
-            data = dict(fault.body) if isinstance(fault.body, dict) else fault.body
-            if isinstance(data, dict):
-                data.setdefault("documentation_url", doc)
-            reply = Reply(fault.status, data, dict(fault.headers))
+            reply = Reply(fault.status, fault.body_for(doc), dict(fault.headers))
         elif op is None or matched is None:
             reply = error(404, "Not Found")
         else:

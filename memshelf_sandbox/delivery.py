@@ -28,6 +28,7 @@ import queue
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -60,6 +61,7 @@ class Delivery:
     request_headers: dict[str, str] = field(default_factory=dict)
     response_headers: dict[str, str] = field(default_factory=dict)
     response_body: str | None = None
+    unchecked: bool = False  # a new payload its schema has not yet seen
 
     def item(self) -> dict[str, Any]:
         """The `hook-delivery-item` GitHub lists."""
@@ -72,8 +74,10 @@ class Delivery:
 class Deliveries:
     """The hook: where to send, the secret, the record of every attempt, the sending thread."""
 
-    def __init__(self, url: str, secret: str, hook_id: int, target_type: str, target_id: int) -> None:
+    def __init__(self, url: str, secret: str, hook_id: int, target_type: str, target_id: int,
+                 check: Callable[[str, dict[str, Any]], None] | None = None) -> None:
         self.url = url
+        self._check = check  # validates a payload (by its schema name) in the sending thread
         self._secret = secret
         self.hook_id = hook_id
         self.target = (target_type, target_id)
@@ -91,9 +95,11 @@ class Deliveries:
 
     def send(self, event: str, action: str | None, payload: dict[str, Any], installation_id: int | None,
              repository_id: int | None) -> Delivery:
-        """Queue one new delivery; returns its record at once."""
+        """Queue one new delivery; returns its record at once. The payload is checked against its
+        schema by the sending thread, before it is sent, so the request that caused it does not wait."""
         body = json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
         record = self._new(str(uuid.uuid4()), event, action, body, installation_id, repository_id, False)
+        record.unchecked = True
         self._enqueue(record)
         return record
 
@@ -172,6 +178,9 @@ class Deliveries:
                 self.drop_next -= drop
                 twice = not drop and not record.redelivery and self.duplicate_next > 0
                 self.duplicate_next -= twice
+            if record.unchecked and self._check is not None:
+                name = f"{record.event}.{record.action}" if record.action else record.event
+                self._check(name, json.loads(record.body))
             self._attempt(record, drop)
             if twice:
                 self._attempt(self._new(record.guid, record.event, record.action, record.body,

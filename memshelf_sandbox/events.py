@@ -5,8 +5,10 @@ re-requested; pushes are found by comparing branch heads with the last ones seen
 called around every write through REST, GraphQL or git smart HTTP), so a push over git, a ref
 moved through the Git Data API and a merge all become `push` events — followed, for an App, by
 `check_suite` `requested` for the new head, and by `pull_request` `synchronize` for each open pull
-request whose head branch moved. Every payload is validated against the official webhook schema
-before it is queued; a payload the schema rejects is a sandbox bug (`validation_errors`).
+request whose head branch moved. Payloads are built here, from the state at the moment of the
+event; the sending thread validates each against the official webhook schema before it goes out
+(a payload the schema rejects is a sandbox bug: `validation_errors`). A branch written straight
+into git (a test helper) is noticed at the next write through the sandbox.
 """
 
 from __future__ import annotations
@@ -20,17 +22,15 @@ from .state import CheckRun, CheckSuite, Comment, PullRequest, User, node_id
 
 if TYPE_CHECKING:
     from .app import App
-    from .core import Problems
     from .delivery import Deliveries
     from .repo import Repository
 
 
 class Events:
-    def __init__(self, repo: Repository, deliveries: Deliveries, app: App | None, problems: Problems) -> None:
+    def __init__(self, repo: Repository, deliveries: Deliveries, app: App | None) -> None:
         self.repo = repo
         self.deliveries = deliveries
         self.app = app
-        self.problems = problems
         self._lock = threading.Lock()
         self._heads = repo.store.refs("refs/heads/")
 
@@ -42,8 +42,6 @@ class Events:
         if installation is not None:
             payload["installation"] = {"id": installation.id,
                                        "node_id": node_id("MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9u", installation.id)}
-        for problem in webhooks.errors(name, payload):
-            self.problems.add(f"webhook {name} {problem}")
         self.deliveries.send(event, action or None, payload, installation.id if installation else None,
                              self.repo.state.repo.id)
 

@@ -37,6 +37,12 @@ class Fault:
     def matches(self, method: str, path: str) -> bool:
         return self.method in ("*", method) and bool(self.path.fullmatch(path))
 
+    def body_for(self, documentation_url: str) -> Any:
+        """The body to answer, with the operation's documentation link unless it names one."""
+        if not isinstance(self.body, dict):
+            return self.body
+        return {"documentation_url": documentation_url, **self.body}
+
 
 class Faults:
     """The fault book of one sandbox; thread-safe."""

@@ -163,6 +163,7 @@ class Repository:
             if m.state == "draft":
                 raise MergeRefused(405, "Pull Request is still a draft")
             new = self._merge_commit(pr, by, method, head, base, title, message)
+            self.views.signed.setdefault(new, now())  # GitHub signs the merges it makes
             if not self.store.update_ref(f"refs/heads/{pr.base_ref}", new, base):
                 raise MergeRefused(409, "Base branch was modified. Review and try the merge again.")
             pr.state, pr.merged_at, pr.closed_at = "closed", now(), now()

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from .api import Reply, not_found, validation_failed
 from .app import App, Installation, level_at_least
 from .openapi import Operation
+from .state import User
 
 if TYPE_CHECKING:
     from .core import Core
@@ -61,8 +62,6 @@ def app_route(key: str) -> Callable[[AppHandler], AppHandler]:
 
 
 def installation_json(ctx: AppContext, inst: Installation) -> dict[str, Any]:
-    from .state import User
-
     account = ctx.primary.repo.views.user(User(inst.account, inst.account_id, inst.account_type))
     assert account is not None
     # the description of GET /app/installations joins simple-user and enterprise with allOf, so an
@@ -140,10 +139,8 @@ def create_token(ctx: AppContext) -> Reply:
                   or core.state.repo.id in ids]
     permissions = dict(asked) if asked else dict(ctx.app.permissions)
     permissions.setdefault("metadata", "read")
-    scope = frozenset(core.state.repo.full_name.lower() for core in chosen) if chosen is not None else None
+    scope = frozenset(core.state.repo.full_name.lower() for core in (covered if chosen is None else chosen))
     token, principal = ctx.app.mint(inst, permissions, scope)
-    for core in covered:
-        core.state.users.setdefault(principal.user.login, principal.user)
     assert principal.grant is not None
     expires = dt.datetime.fromtimestamp(principal.grant.expires, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     data: dict[str, Any] = {"token": token, "expires_at": expires, "permissions": permissions,

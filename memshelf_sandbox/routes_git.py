@@ -17,6 +17,21 @@ def _full_ref(ref: str) -> str:
     return ref if ref.startswith("refs/") else f"refs/{ref}"
 
 
+RULE_VIOLATION = "Repository rule violations found\n\nCommits must have verified signatures.\n\n"
+
+
+def _check_rules(ctx: Context, name: str, old: str | None, new: str) -> None:
+    """A branch whose ruleset requires verified signatures takes only commits GitHub signed."""
+    branch = name.removeprefix("refs/heads/")
+    if not name.startswith("refs/heads/") or branch not in ctx.state.signed_only:
+        return
+    if ctx.store.object_type(new) != "commit":
+        return
+    added = ctx.store.commits_between(old, new) if old else [new]
+    if any(sha not in ctx.views.signed for sha in added):
+        raise ApiError(422, RULE_VIOLATION)
+
+
 def _ref_reply(ctx: Context, name: str, sha: str, status: int = 200) -> Reply:
     kind = ctx.store.object_type(sha) or "commit"
     return Reply(status, ctx.views.ref(name, sha, kind))
@@ -107,6 +122,8 @@ def create_commit(ctx: Context) -> Reply:
     author = _person(ctx, ctx.body.get("author"))
     committer = _person(ctx, ctx.body.get("committer"), author)
     sha = ctx.store.write_commit(tree, parents, ctx.body["message"], author, committer)
+    if not ctx.body.get("author") and not ctx.body.get("committer"):
+        ctx.views.signed.setdefault(sha, now())  # GitHub signs what it authors itself
     return Reply(201, ctx.views.git_commit(ctx.store.commit(sha)),
                  {"Location": f"{ctx.repo.urls.api}/git/commits/{sha}"})
 
@@ -143,6 +160,7 @@ def create_ref(ctx: Context) -> Reply:
         raise ApiError(422, "Reference name must start with 'refs/' and have at least two slashes.")
     if not SHA_RE.match(sha) or ctx.store.object_type(sha) is None:
         raise ApiError(422, "Object does not exist")
+    _check_rules(ctx, name, None, sha)
     try:
         created = ctx.store.update_ref(name, sha, ZERO)
     except GitError as exc:
@@ -163,6 +181,7 @@ def update_ref(ctx: Context) -> Reply:
         raise ApiError(422, "Object does not exist")
     if not force and not (ctx.store.object_type(sha) == "commit" and ctx.store.is_ancestor(current, sha)):
         raise ApiError(422, "Update is not a fast forward")
+    _check_rules(ctx, name, current, sha)
     if not ctx.store.update_ref(name, sha, current):
         # someone moved the ref between our read and our write: the update was not a fast forward of it
         raise ApiError(422, "Update is not a fast forward")

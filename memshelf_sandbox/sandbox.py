@@ -108,6 +108,12 @@ class Sandbox:
         with self.state.lock:
             self.state.protection[branch] = Protection(list(required_contexts))
 
+    def require_signed_commits(self, branch: str) -> None:
+        """A ruleset on `branch` requiring verified signatures: a ref update through the API that
+        brings an unsigned commit is refused with GitHub's "Repository rule violations found"."""
+        with self.state.lock:
+            self.state.signed_only.add(branch)
+
     def open_fork_pull(self, fork: str, branch: str, sha: str, title: str, user: str,
                        base: str = "main", maintainer_can_modify: bool = False) -> int:
         """A pull request from branch `branch` of the fork `fork` ("owner/name") at commit `sha`,

@@ -11,6 +11,7 @@ sandbox's own control surface under `/_sandbox/` (no authentication; not GitHub'
 - `POST /_sandbox/deliveries/{id}/redeliver`: send a recorded delivery again (202);
 - `POST /_sandbox/webhooks/mode` `{"drop_next": n, "duplicate_next": n}`: record the next n
   deliveries as failed without sending them / send each of the next n twice (same guid);
+- `POST /_sandbox/webhooks/ping`: deliver the `ping` GitHub sends when a hook is set up (202);
 - `POST /_sandbox/webhooks/wait` `{"timeout": seconds}`: block until every queued delivery was
   attempted, answering `{"idle": true|false}`.
 
@@ -33,7 +34,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from . import routes_hooks, smart_http
+from . import routes_hooks, smart_http, webhooks
 from .api import ApiError, Reply
 from .app import App, JwtRefused, looks_like_jwt
 from .calllog import CallLog
@@ -131,7 +132,6 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(payload)
 
 
-
 class SandboxServer(ThreadingHTTPServer):
     """A listening sandbox: `cores` holds its repositories (the first is `core`), `app` the GitHub
     App it plays GitHub for (None without `--app-id`)."""
@@ -148,14 +148,16 @@ class SandboxServer(ThreadingHTTPServer):
         self.log = CallLog(log) if log is not None else None
         self.deliveries: Deliveries | None = None
         self.cores: dict[str, Core] = {}
+        owner_ids: dict[str, int] = {}
         for index, (path, full_name) in enumerate([(Path(bare), name), *((Path(b), n) for b, n in more)]):
             core = Core(path, full_name, self.api_url, token, index, self.problems)
             key = core.state.repo.full_name.lower()
             if key in self.cores:
                 raise ValueError(f"two repositories named {full_name}")
+            settings = core.state.repo
+            settings.owner_id = owner_ids.setdefault(settings.owner.lower(), settings.owner_id + len(owner_ids))
             core.app, core.log, core.repo.views.installed_app = app, self.log, app
             if app is not None:
-                settings = core.state.repo
                 app.install(settings.owner, settings.owner_id, settings.owner_type)
                 core.state.users[app.bot.login] = app.bot
             self.cores[key] = core
@@ -164,14 +166,18 @@ class SandboxServer(ThreadingHTTPServer):
         if webhook is not None:
             url, secret = webhook
             target = ("integration", app.id) if app else ("repository", self.core.state.repo.id)
-            self.deliveries = Deliveries(url, secret, 400_000_000 + target[1], *target)
+            self.deliveries = Deliveries(url, secret, 400_000_000 + target[1], *target, check=self._check_webhook)
             for core in self.cores.values():
-                core.repo.events = Events(core.repo, self.deliveries, app, self.problems)
+                core.repo.events = Events(core.repo, self.deliveries, app)
 
     @property
     def api_url(self) -> str:
         host, port = self.server_address[:2]
         return f"http://{host}:{port}"
+
+    def _check_webhook(self, name: str, payload: dict[str, Any]) -> None:
+        for problem in webhooks.errors(name, payload):
+            self.problems.add(f"webhook {name} {problem}")
 
     def server_close(self) -> None:
         super().server_close()
@@ -224,6 +230,11 @@ class SandboxServer(ThreadingHTTPServer):
                 return 200, hooks.mode(body.get("drop_next"), body.get("duplicate_next"))
             except TypeError:
                 return 422, {"message": "drop_next and duplicate_next are numbers"}
+        if method == "POST" and parts == ["webhooks", "ping"]:
+            events = self.app.events if self.app else ["*"]
+            payload = webhooks.ping(self.core.repo, hooks.hook_id, hooks.url, events, self.app.id if self.app else None)
+            sent = hooks.send("ping", None, payload, None, None if self.app else self.core.state.repo.id)
+            return 202, {"id": sent.id, "guid": sent.guid}
         if method == "POST" and parts == ["webhooks", "wait"]:
             return 200, {"idle": hooks.wait_idle(float(body.get("timeout", 30)))}
         return 404, {"message": "Not Found"}
@@ -256,6 +267,8 @@ class SandboxServer(ThreadingHTTPServer):
         reply: Reply
         if self.app is None:
             reply = error(404, "Not Found")
+        elif (fault := self.core.faults.take(method, path)) is not None:  # the first repository's book
+            reply = Reply(fault.status, fault.body_for(doc), dict(fault.headers))
         elif not looks_like_jwt(token):
             reply = error(401, "A JSON web token could not be decoded")
         else:

@@ -63,14 +63,14 @@ class Grant:
     app_id: int
     installation_id: int
     permissions: tuple[tuple[str, str], ...]
-    repositories: frozenset[str] | None  # lower-case full names; None: every repository of the installation
+    repositories: frozenset[str]  # lower-case full names (all of the installation's, unless narrowed)
     expires: float
 
     def level(self, category: str) -> str | None:
         return dict(self.permissions).get(category)
 
     def covers(self, full_name: str) -> bool:
-        return self.repositories is None or full_name.lower() in self.repositories
+        return full_name.lower() in self.repositories
 
 
 @dataclass
@@ -243,6 +243,7 @@ class State:
         self.check_suites: dict[int, CheckSuite] = {}
         self.labels: dict[str, Label] = {}
         self.protection: dict[str, Protection] = {}
+        self.signed_only: set[str] = set()  # branches whose ruleset requires verified signatures
         self.users: dict[str, User] = {ACTIONS_BOT.login: ACTIONS_BOT}
         self.collaborators: dict[str, str] = {settings.owner: "admin", ACTIONS_BOT.login: "write"}
         self.tokens: dict[str, Principal] = {}

@@ -233,3 +233,23 @@ def check_run(repo: Repository, run: CheckRun, action: str, sender: User) -> dic
             after=suite.after, pull_requests=event_run["pull_requests"], app=rest["app"],
             created_at=suite.created_at, updated_at=suite.updated_at)
     return payload
+
+
+def ping(repo: Repository, hook_id: int, url: str, events: list[str], app_id: int | None) -> dict[str, Any]:
+    """The `ping` GitHub sends when a hook is set up: for an App's hook (`app_id`), about the App."""
+    payload = base(repo, "ping", repo.state.user(repo.state.repo.owner))
+    hook = payload["hook"]
+    hook.update(id=hook_id, events=list(events), active=True, name="web",
+                config={"content_type": "json", "insecure_ssl": "0", "url": url})
+    payload["hook_id"] = hook_id
+    if app_id is not None:
+        hook.update(type="App", app_id=app_id, deliveries_url=f"{repo.urls.base}/app/hook/deliveries")
+        for key in ("url", "test_url", "ping_url", "last_response"):
+            hook.pop(key, None)
+        payload.pop("repository", None)
+    else:
+        hooks = f"{repo.urls.api}/hooks/{hook_id}"
+        hook.update(type="Repository", url=hooks, test_url=f"{hooks}/test", ping_url=f"{hooks}/pings",
+                    deliveries_url=f"{hooks}/deliveries")
+        hook.pop("app_id", None)
+    return payload

@@ -40,6 +40,7 @@ EVENTS: dict[tuple[str, str | None], str] = {
     ("check_suite", "requested"): "check-suite-requested",
     ("check_suite", "rerequested"): "check-suite-rerequested",
     ("check_run", "rerequested"): "check-run-rerequested",
+    ("ping", None): "ping",
     ("push", None): "push",
     ("issue_comment", "created"): "issue-comment-created",
     ("workflow_dispatch", None): "workflow-dispatch",
@@ -61,7 +62,7 @@ PATCHES: dict[str, Any] = {
     "details_url": "https://github.com",
 }
 
-OLD_NAMES = ("Codertocat/Hello-World", "octo-org/octo-repo", "github/hello-world")
+OLD_NAMES = ("Codertocat/Hello-World", "octo-org/octo-repo", "github/hello-world", "Octocoders/Hello-World")
 NEW_OWNER, NEW_REPO = "octo", "shelf"
 
 
@@ -77,7 +78,10 @@ def npm_json(package: tuple[str, str, str], workdir: Path) -> Any:
 
 
 def preferred(event: str, example: dict[str, Any]) -> bool:
-    """A push to a branch with commits is what the bot reacts to; tag pushes are not."""
+    """A push to a branch with commits is what the bot reacts to; tag pushes are not. An App's
+    ping names its App (`hook.app_id`)."""
+    if event == "ping":
+        return "app_id" in example.get("hook", {})
     return event != "push" or (example["ref"].startswith("refs/heads/") and bool(example["commits"]))
 
 

@@ -244,3 +244,66 @@ def test_cli_serves_several_repositories_for_one_app(tmp_path: Path, pem: bytes)
         proc.terminate()
         proc.wait(timeout=30)
     assert proc.returncode == 0
+
+
+def test_one_installation_per_owner(tmp_path: Path, pem: bytes) -> None:
+    """A token of one owner's installation reaches none of another owner's repositories."""
+    bare, other = tmp_path / "a.git", tmp_path / "b.git"
+    seed_bare_repo(seed_tree(tmp_path / "seed"), bare)
+    seed_bare_repo(seed_tree(tmp_path / "seed2"), other)
+    with Sandbox.start(bare, "octo/shelf", app=App.from_private_key(APP_ID, pem),
+                       more=[(other, "elsewhere/shelf")]) as sb:
+        gi = integration(sb, pem)
+        mine, theirs = gi.get_repo_installation("octo", "shelf"), gi.get_repo_installation("elsewhere", "shelf")
+        assert mine.id != theirs.id and theirs.account.login == "elsewhere"
+        assert theirs.account.id != mine.account.id
+        token = gi.get_access_token(mine.id).token
+        assert raw_request(sb, "GET", "/repos/octo/shelf", token=token)[0] == 200
+        assert raw_request(sb, "GET", "/repos/elsewhere/shelf", token=token)[0] == 404
+        assert sb.validation_errors == []
+
+
+def test_commits_github_makes_itself_are_verified(app_sandbox: Sandbox, pem: bytes) -> None:
+    """A Git Data API commit without author/committer is GitHub's own, so it shows as verified;
+    one with an explicit author does not."""
+    from github import InputGitAuthor
+
+    gi = integration(app_sandbox, pem)
+    token = gi.get_access_token(gi.get_repo_installation("octo", "shelf").id).token
+    repo = Github(auth=Auth.Token(token), base_url=app_sandbox.api_url, retry=None).get_repo("octo/shelf")
+    main = repo.get_git_commit(repo.get_branch("main").commit.sha)
+    plain = repo.create_git_commit("render", main.tree, [main])
+    authored = repo.create_git_commit("render", main.tree, [main],
+                                      author=InputGitAuthor("Bot", "bot@example.com"))
+    assert plain.raw_data["verification"]["verified"] is True
+    assert repo.get_commit(plain.sha).commit.raw_data["verification"]["reason"] == "valid"
+    assert authored.raw_data["verification"] == {"verified": False, "reason": "unsigned", "signature": None,
+                                                 "payload": None, "verified_at": None}
+    assert plain.author.name == "memshelf-bot[bot]"
+
+
+def test_ruleset_requiring_signed_commits(app_sandbox: Sandbox, pem: bytes) -> None:
+    """Only commits GitHub signed move a branch whose ruleset requires verified signatures."""
+    from github import GithubException, InputGitAuthor
+
+    app_sandbox.require_signed_commits("main")
+    gi = integration(app_sandbox, pem)
+    token = gi.get_access_token(gi.get_repo_installation("octo", "shelf").id).token
+    repo = Github(auth=Auth.Token(token), base_url=app_sandbox.api_url, retry=None).get_repo("octo/shelf")
+    main = repo.get_git_commit(repo.get_branch("main").commit.sha)
+    ref = repo.get_git_ref("heads/main")
+    authored = repo.create_git_commit("render", main.tree, [main], author=InputGitAuthor("Bot", "bot@example.com"))
+    with pytest.raises(GithubException) as refused:
+        ref.edit(authored.sha)
+    assert refused.value.status == 422 and refused.value.data["message"].startswith("Repository rule violations found")
+    plain = repo.create_git_commit("render", main.tree, [main])
+    ref.edit(plain.sha)
+    assert app_sandbox.store.ref("refs/heads/main") == plain.sha
+
+
+def test_faults_reach_the_app_endpoints(app_sandbox: Sandbox, pem: bytes) -> None:
+    """A 502 on the token endpoint once (the App's retry path), then tokens again."""
+    inst = _installation(app_sandbox)
+    app_sandbox.faults.server_error(502, "POST", rf"/app/installations/{inst}/access_tokens")
+    assert _mint(app_sandbox, pem, {})[0] == 502
+    assert _mint(app_sandbox, pem, {})[0] == 201

@@ -29,6 +29,7 @@ def checks(tmp_path: Path, pem: bytes, receiver: tuple[Receiver, str]) -> Iterat
                        webhook=(receiver[1], SECRET)) as sb:
         auth = Auth.AppAuth(APP_ID, pem.decode()).get_installation_auth(next(iter(sb.app.installations)))
         yield sb, receiver[0], Github(auth=auth, base_url=sb.api_url, retry=None)
+        assert sb.deliveries.wait_idle(60), "deliveries still pending at the end of the test"
         assert sb.validation_errors == [], "a response or webhook broke GitHub's descriptions"
 
 

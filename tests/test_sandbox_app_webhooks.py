@@ -32,6 +32,7 @@ def hooked(tmp_path: Path, pem: bytes, receiver: tuple[Receiver, str]) -> Iterat
     app = App.from_private_key(APP_ID, pem)
     with Sandbox.start(bare, "octo/shelf", app=app, webhook=(receiver[1], SECRET)) as sb:
         yield sb, receiver[0]
+        assert sb.deliveries.wait_idle(60), "deliveries still pending at the end of the test"
         assert sb.validation_errors == [], "a response or webhook broke GitHub's descriptions"
 
 
@@ -249,3 +250,12 @@ def test_closed_reopened_and_api_pushes_by_the_app(hooked: tuple[Sandbox, Receiv
     assert got[3].payload["pull_request"]["merged"] is False
     for g in got:
         assert_genuine(sb, g)
+
+
+def test_ping(hooked: tuple[Sandbox, Receiver]) -> None:
+    sb, box = hooked
+    assert raw_request(sb, "POST", "/_sandbox/webhooks/ping", b"")[0] == 202
+    got = box.wait_for(1)[0]
+    assert got.event == "ping" and webhooks.errors("ping", got.payload) == []
+    assert got.payload["hook"]["app_id"] == APP_ID and got.payload["hook"]["type"] == "App"
+    assert str(got.payload["hook_id"]) == got.headers["X-GitHub-Hook-ID"]
