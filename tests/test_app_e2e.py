@@ -99,6 +99,7 @@ def _runs(repo: Any, sha: str) -> list[Any]:
 
 def test_the_loop_driven_by_webhooks_into_serve(world: tuple[Sandbox, Proc], tmp_path: Path) -> None:
     sb, serve = world
+    sb.require_signed_commits("main")  # a ruleset: only commits GitHub signed may land on main
     repo = sb.github(WRITER[1]).get_repo(sb.full_name)
     agent = Agent(sb, tmp_path)
 
@@ -124,6 +125,7 @@ def test_the_loop_driven_by_webhooks_into_serve(world: tuple[Sandbox, Proc], tmp
     creates = [c for c in sb.calls_to("POST", "/git/commits") if c.status == 201]
     assert creates and all("author" not in c.body and "committer" not in c.body for c in creates)
     assert rendered.author is None or rendered.author.login == BOT
+    assert rendered.commit.verification.verified  # GitHub signed it: no explicit author or committer
     index = repo.get_contents("INDEX.md", ref=rendered.sha).decoded_content.decode()
     assert "2026-09-23-nas-migration" in index
 

@@ -84,6 +84,7 @@ def _check_runs(loop: Loop, sha: str) -> list[Any]:
 
 def test_the_whole_loop_through_the_apps_flows(loop: Loop) -> None:
     sb, repo = loop.sb, loop.gh()
+    sb.require_signed_commits("main")  # a ruleset: only commits GitHub signed may land on main
     head = branch_with(sb, "night-shift/one", {GOOD: GOOD_TEXT, BAD: BAD_TEXT}, message="Shelve the night shift")
     pull = repo.create_pull(title="Night shift", body="", head="night-shift/one", base="main")
     assert loop.deliver("pull_request", pull_request_event(sb, pull.number)).endswith("exit 1")
@@ -109,6 +110,7 @@ def test_the_whole_loop_through_the_apps_flows(loop: Loop) -> None:
     creates = sb.calls_to("POST", "/git/commits")[commits_before:]
     assert creates and all("author" not in c.body and "committer" not in c.body for c in creates)
     assert rendered.author is None or rendered.author.login == BOT
+    assert rendered.commit.verification.verified  # GitHub signed it: no explicit author or committer
     index = repo.get_contents("INDEX.md", ref=rendered.sha).decoded_content.decode()
     assert "2026-09-23-ups-runtime-test" in index and "2026-09-23-nas-migration" in index
 
