@@ -128,3 +128,17 @@ def test_the_whole_loop_through_the_apps_flows(loop: Loop) -> None:
     answers = [c.body for c in repo.get_issue(second.number).get_comments() if c.user.login == BOT]
     assert len(answers) == 2 and answers[1] != refusal[0]
     assert loop.tokens.calls > 30  # the ports' requests are counted, for /metrics
+
+
+def test_a_ruleset_refusal_is_named_in_the_renders_check_run(loop: Loop) -> None:
+    from memshelf_sandbox.routes_git import RULE_VIOLATION
+
+    sb, repo = loop.sb, loop.gh()
+    before = repo.get_branch("main").commit.sha
+    after = branch_with(sb, "main", {GOOD: GOOD_TEXT}, message="Merge the night shift")
+    sb.faults.add("PATCH", r"/repos/homelab/shelf/git/refs/heads/main", 422,
+                  {"message": RULE_VIOLATION, "status": "422"}, times=None)
+    loop.deliver("push", push_event(sb, "refs/heads/main", before, after, pusher="writer"))
+    assert repo.get_branch("main").commit.sha == after  # nothing landed on main
+    (run,) = [r for r in repo.get_commit(after).get_check_runs() if r.app.slug == SLUG]
+    assert run.status == "completed" and "GH013" in run.output.summary, run.output.summary
