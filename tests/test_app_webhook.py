@@ -195,8 +195,10 @@ def test_the_apps_own_events_are_ignored_and_other_bots_are_users(world: World) 
     world.backend.store.set_value(SLUG_KEY, "memshelf-test")
     _, own = world.post("pull_request", pull_payload(sender="memshelf-test[bot]"))
     _, other = world.post("pull_request", pull_payload(number=4, sender="github-actions[bot]"))
+    world.post("push", push_payload(branch="shelve/x", sender="memshelf-test[bot]"))  # its own branch: ignored
+    _, main = world.post("push", push_payload(sender="memshelf-test[bot]"))  # its merge: rendered all the same
     world.drain()
-    assert world.handler.ran == [other]
+    assert world.handler.ran == [other, main]
     record = world.backend.store.get(own)
     assert record is not None and record.detail == "ignored: caused by the App itself"
 

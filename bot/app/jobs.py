@@ -154,7 +154,7 @@ def _execute(runtime: Runtime, key: str, event: str, beat: Heartbeat, rerun: boo
     if routed is None:
         return "ignored", 0
     login = app_login(store, runtime.tokens.app_slug)
-    if caused_by_app(routed.sender, login):
+    if caused_by_app(routed.sender, login) and not routed.renders_whoever_pushed:
         return "ignored: caused by the App itself", routed.installation_id
 
     def token(permissions: Mapping[str, str]) -> str:

@@ -43,6 +43,14 @@ class Route:
         return self.event.sender
 
     @property
+    def renders_whoever_pushed(self) -> bool:
+        """A push to the default branch is rendered even when the App pushed it: its own merges
+        (auto-merge, a `/shelf` command) need their render, and the render flow recognises the
+        App's own render commits (only derived files, pushed by a bot) and skips them, so this
+        never loops."""
+        return self.flow is Flow.RENDER and self.event.kind is EventKind.PUSH
+
+    @property
     def lock(self) -> str | None:
         """Renders of one branch are serialized (and coalesced); other flows run freely."""
         return f"render:{self.repository}:{self.branch}" if self.flow is Flow.RENDER else None
