@@ -13,6 +13,8 @@ from importlib.metadata import entry_points
 
 from memshelf_render.cli import build_parser, dispatch
 
+from .app import options as app_options
+
 PLUGIN_GROUP = "memshelf_bot.commands"
 SANDBOX_EXTRA = "memshelf-bot[sandbox]"
 SANDBOX_COMMANDS = {
@@ -24,6 +26,8 @@ SANDBOX_COMMANDS = {
 def _add_bot_commands(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("action", help="the container entrypoint: dispatch on the GitHub event")
     p.set_defaults(handler="bot.action:cli_main")
+    app_options.add_serve(sub)
+    app_options.add_worker(sub)
 
 
 def _add_plugins(sub: argparse._SubParsersAction) -> None:

@@ -16,6 +16,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         return
     p = sub.add_parser("demo", help="the whole loop, locally, against the embedded GitHub sandbox")
     p.add_argument("--keep", action="store_true", help="keep the temporary directory and print it")
+    p.add_argument("--app", action="store_true", help="drive it as a GitHub App: webhooks into memshelf-bot serve")
     p.set_defaults(handler="memshelf_sandbox.demo:cli_main")
 
     p = sub.add_parser("sandbox", help="run the embedded GitHub sandbox on bare repositories")

@@ -185,6 +185,10 @@ def play(work: Path) -> None:
 
 
 def cli_main(args: Any) -> int:
+    if getattr(args, "app", False):  # the same story through webhooks into `serve`
+        from .demo_app import cli_main as app_main
+
+        return app_main(args)
     work = Path(tempfile.mkdtemp(prefix="memshelf-demo-"))
     try:
         play(work)

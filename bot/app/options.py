@@ -1,0 +1,36 @@
+"""The command-line options of `serve` and `worker` (imported by bot/cli.py at every start, so
+nothing heavy is imported here: the handlers load the server and the queue only when they run)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+DEFAULT_GITHUB_URL = "https://api.github.com"
+DEFAULT_DATA_DIR = "memshelf-bot-data"
+DEFAULT_WORKERS = 2
+
+
+def _queue_options(p: argparse.ArgumentParser) -> None:
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--data-dir", type=Path, default=None, metavar="DIR",
+                       help=f"SQLite queue and state here (default: ./{DEFAULT_DATA_DIR}; one machine)")
+    where.add_argument("--redis", metavar="URL", help="share the queue on Redis (serve replicas and workers anywhere)")
+    p.add_argument("--workers", type=int, default=DEFAULT_WORKERS, metavar="N",
+                   help=f"job worker processes (default {DEFAULT_WORKERS})")
+    p.add_argument("--github-url", default=DEFAULT_GITHUB_URL, metavar="URL",
+                   help="GitHub's REST API (GitHub Enterprise Server, the sandbox)")
+
+
+def add_serve(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("serve", help="App mode: the webhook server (+ job workers unless --workers 0)")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8080, help="port (default 8080; 0 picks a free one)")
+    _queue_options(p)
+    p.set_defaults(handler="bot.app.serve:cli_main")
+
+
+def add_worker(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("worker", help="App mode: job workers only (e.g. other machines on the Redis queue)")
+    _queue_options(p)
+    p.set_defaults(handler="bot.app.worker:cli_main")

@@ -1,0 +1,128 @@
+"""The webhook server's WSGI application: POST /webhook, GET /healthz, GET /metrics, GET /.
+
+`POST /webhook` does only what must happen before GitHub's 10 s: check the size and the
+signature, decide whether the App acts on the event, claim the delivery in the store (the
+de-duplication) and enqueue it. Nothing from an unsigned body is parsed or logged.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from . import metrics
+from .logs import log
+from .routing import route
+from .signature import verify
+from .status_page import render_status
+from .store import NewDelivery, Store, delivery_key
+
+MAX_BODY = 25 * 1024 * 1024  # GitHub caps payloads at 25 MB
+KNOWN_EVENTS = frozenset({"ping", "push", "pull_request", "issue_comment", "check_run", "check_suite",
+                          "installation", "installation_repositories", "pull_request_review",
+                          "pull_request_review_comment", "issues", "create", "delete", "status",
+                          "workflow_run", "github_app_authorization"})
+StartResponse = Callable[..., Any]
+
+
+def _event_label(name: str) -> str:
+    """Metric labels only from a known set: a forged header cannot grow the series."""
+    return name if name in KNOWN_EVENTS else "other"
+
+
+@dataclass
+class WebhookApp:
+    secret: bytes
+    store: Store
+    enqueue: Callable[[str], None]
+    queue_depth: Callable[[], int]
+    healthy: Callable[[], bool]
+    clock: Callable[[], float] = time.time
+
+    def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        method, path = environ.get("REQUEST_METHOD", "GET"), environ.get("PATH_INFO", "/")
+        if path == "/webhook":
+            if method != "POST":
+                return _reply(start_response, 405, {"error": "POST only"}, [("Allow", "POST")])
+            return self.webhook(environ, start_response)
+        if method not in ("GET", "HEAD"):
+            return _reply(start_response, 405, {"error": "GET only"}, [("Allow", "GET, HEAD")])
+        if path == "/healthz":
+            ok = self.healthy()
+            return _reply(start_response, 200 if ok else 503, {"status": "ok" if ok else "queue unreachable"})
+        if path == "/metrics":
+            body = metrics.exposition(self.store, self.queue_depth)
+            return _raw(start_response, 200, body, "text/plain; version=0.0.4; charset=utf-8")
+        if path == "/":
+            page = render_status(self.store.recent(50), self.queue_depth(), self.clock())
+            return _raw(start_response, 200, page.encode("utf-8"), "text/html; charset=utf-8")
+        return _reply(start_response, 404, {"error": "not found"})
+
+    def webhook(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        event = str(environ.get("HTTP_X_GITHUB_EVENT", ""))
+        label = _event_label(event)
+        length = str(environ.get("CONTENT_LENGTH") or "").strip()
+        if not length.isdigit():
+            return _reply(start_response, 411, {"error": "Content-Length required"})
+        if int(length) > MAX_BODY:
+            metrics.count_delivery(self.store, label, "too-large")
+            return _reply(start_response, 413, {"error": f"payload over {MAX_BODY} bytes"})
+        body = environ["wsgi.input"].read(int(length))
+        if not verify(self.secret, body, environ.get("HTTP_X_HUB_SIGNATURE_256")):
+            metrics.count_delivery(self.store, label, "unauthorized")
+            log("webhook.unauthorized", gh_event=label)
+            return _reply(start_response, 401, {"error": "bad or missing X-Hub-Signature-256"})
+        guid = str(environ.get("HTTP_X_GITHUB_DELIVERY", "")).strip()
+        hook = str(environ.get("HTTP_X_GITHUB_HOOK_ID", "")).strip()
+        if event == "ping":
+            metrics.count_delivery(self.store, label, "ping")
+            return _reply(start_response, 200, {"ok": True})
+        if not guid or not event:
+            return _reply(start_response, 400, {"error": "X-GitHub-Event and X-GitHub-Delivery are required"})
+        try:
+            payload = json.loads(body)
+        except ValueError:
+            return _reply(start_response, 400, {"error": "the body is not JSON"})
+        routed = route(event, payload) if isinstance(payload, dict) else None
+        if routed is None:
+            metrics.count_delivery(self.store, label, "ignored")
+            return _reply(start_response, 202, {"status": "ignored"})
+        key = delivery_key(guid, hook)
+        action = str(payload.get("action") or "")
+        if not self.store.claim(NewDelivery(key, event, action, routed.repository, body), self.clock()):
+            metrics.count_delivery(self.store, label, "duplicate")
+            log("webhook.duplicate", delivery=key, gh_event=label)
+            return _reply(start_response, 202, {"status": "duplicate"})
+        if routed.lock is not None:
+            self.store.mark(routed.lock)
+        try:
+            self.enqueue(key)
+        except Exception as exc:  # the queue is down (its backend's own error type): GitHub will say it failed
+            self.store.release_claim(key)
+            metrics.count_delivery(self.store, label, "unqueued")
+            log("webhook.unqueued", logging.ERROR, delivery=key, error=type(exc).__name__)
+            return _reply(start_response, 503, {"error": "the queue is unreachable; redeliver later"})
+        self.store.set_queued(key)
+        metrics.count_delivery(self.store, label, "queued")
+        log("webhook.queued", delivery=key, gh_event=label, action=action[:40], repository=routed.repository)
+        return _reply(start_response, 202, {"status": "queued"})
+
+
+def _raw(start_response: StartResponse, status: int, body: bytes, content_type: str,
+         extra: list[tuple[str, str]] | None = None) -> Iterable[bytes]:
+    reason = {200: "OK", 202: "Accepted", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found",
+              405: "Method Not Allowed", 411: "Length Required", 413: "Content Too Large",
+              503: "Service Unavailable"}[status]
+    headers = [("Content-Type", content_type), ("Content-Length", str(len(body))),
+               ("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff")]
+    start_response(f"{status} {reason}", headers + (extra or []))
+    return [body]
+
+
+def _reply(start_response: StartResponse, status: int, data: dict[str, Any],
+           extra: list[tuple[str, str]] | None = None) -> Iterable[bytes]:
+    return _raw(start_response, status, json.dumps(data).encode("utf-8") + b"\n", "application/json", extra)
