@@ -217,3 +217,20 @@ def test_docs_cross_references_resolve():
                 current = m["file"] or current
                 problems += citation_problems([Citation(own, number, current, m["num"])])
     assert not problems, "\n".join(problems)
+
+
+def _prose(markdown: str) -> str:
+    """Markdown without its fenced code blocks and code spans (whose links are examples)."""
+    without_blocks = re.sub(r"^(`{3,}|~{3,}).*?^\1", "", markdown, flags=re.MULTILINE | re.DOTALL)
+    return re.sub(r"(`+)[^\n]*?\1", "", without_blocks)
+
+
+def test_relative_links_in_the_docs_resolve():
+    problems = []
+    for doc in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for target in re.findall(r"\]\(([^)\s]+)\)", _prose(doc.read_text(encoding="utf-8"))):
+            if re.match(r"[a-z][a-z0-9+.-]*:|#", target):
+                continue
+            if not (doc.parent / target.split("#", 1)[0]).exists():
+                problems.append(f"{doc.relative_to(ROOT)}: link to {target}, which does not exist")
+    assert not problems, "\n".join(problems)
