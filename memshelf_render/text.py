@@ -21,7 +21,8 @@ def flatten_cell(text: str) -> str:
 
 
 def clamp_description(text: str, limit: int = MAX_DESCRIPTION_CHARS) -> str:
-    """The description clamp of §4: at most `limit` characters, cut at a word when sensible."""
+    """The description clamp of REFERENCE-BEHAVIOR §4: at most `limit` characters, cut at a word
+    when sensible."""
     t = flatten(text)
     if len(t) <= limit:
         return t

@@ -36,8 +36,8 @@ NON_CI_CODES = frozenset({
     "not-a-release", "freshness-unknown", "served-code-differs",
     "no-remote", "remote-private", "public-remote", "remote-unverified",
 })
-# Large enough that `derived-stale` never fires on a freshly generated shelf; the §14.4 test
-# passes the reference default (24) to show what it does in CI.
+# Large enough that `derived-stale` never fires on a freshly generated shelf; the
+# REFERENCE-BEHAVIOR §14.4 test passes the reference default (24) to show what it does in CI.
 NO_STALENESS_HOURS = 10**6
 
 

@@ -179,7 +179,7 @@ def test_citation_scan_follows_the_rule():
 
 
 def test_citation_problems_name_file_and_heading(tmp_path):
-    cites = [Citation("m.py", 1, None, "4"), Citation("m.py", 2, "SPEC.md", "2"),
+    cites = [Citation("m.py", 1, None, "4"), Citation("m.py", 2, "NOWHERE.md", "2"),
              Citation("m.py", 3, "docs/format.md", "99"), Citation("m.py", 4, "docs/format.md", "2")]
     problems = citation_problems(cites)
     assert len(problems) == 3

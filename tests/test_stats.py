@@ -61,7 +61,8 @@ def png_size(png: bytes) -> tuple[int, int]:
     (1_500_000, "1.5M"), (10_000_000, "10M"), (20_500_000, "20.5M"), (100_000_000, "100M"), (-999, "-999"), (-3493, "-3K"), (-1_500_000, "-1.5M"),
 ])
 def test_human_numbers_trim_trailing_zeros_properly(n, text):
-    # §14.10: the reference chart writes 1.00M; h(n) trims zeros *and* keeps 10M and 100M intact.
+    # REFERENCE-BEHAVIOR §14.10: the reference chart writes 1.00M; h(n) trims zeros *and* keeps 10M
+    # and 100M intact.
     assert human(n) == text
 
 

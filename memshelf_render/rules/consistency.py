@@ -125,8 +125,8 @@ def index_checks(ctx: Context) -> Iterator[Finding]:
 
 
 def index_budget(text: str) -> str | None:
-    """The linear budget of §6.5 (200 + 80 per entry), for link-less and linked entries alike;
-    names the term (titles, descriptions, links) that overspends the most."""
+    """The linear budget of REFERENCE-BEHAVIOR §6.5 (200 + 80 per entry), for link-less and linked
+    entries alike; names the term (titles, descriptions, links) that overspends the most."""
     titles = descs = links = entries = 0
     for line in text.split("\n"):
         m = _LINKED_ENTRY.match(line)

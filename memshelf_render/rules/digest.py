@@ -74,9 +74,10 @@ def _line_of(ep: Episode, sec, regex: re.Pattern[str]) -> int:
 
 
 def _grounding(ep: Episode, sec, digest_text: str) -> float | None:
-    """§6.4: the share of the digest's content words whose 5-letter stem occurs among the
-    body's content-word stems; None when too few words to judge. The body is read in chunks
-    and reading stops as soon as the digest is known to be grounded (the share only grows)."""
+    """REFERENCE-BEHAVIOR §6.4: the share of the digest's content words whose 5-letter stem occurs
+    among the body's content-word stems; None when too few words to judge. The body is read in
+    chunks and reading stops as soon as the digest is known to be grounded (the share only
+    grows)."""
     digest_words = content_words(digest_text)
     if len(digest_words) < 8:
         return None
