@@ -1,4 +1,4 @@
-"""The PR guard (SPEC §8): what a change may touch.
+"""The PR guard (docs/format.md §8): what a change may touch.
 
 A PR may add or modify episodes. Derived paths are the bot's; any other path needs
 `allow_paths`; removing an episode deletes memory (a warning); an added id that already exists on

@@ -1,4 +1,4 @@
-"""Secrets: the built-in credential shapes, the shelf's POLICY.patterns, and masking (SPEC §4).
+"""Secrets: the built-in credential shapes, the shelf's POLICY.patterns, and masking (docs/format.md §4).
 
 A secret is never echoed. Anything the bot prints about a file passes through `mask`, which
 replaces each match with `«redacted:<kind>»` (keeping the line count, so line numbers stay true).

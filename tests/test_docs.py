@@ -21,20 +21,25 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SKIP_DIRS = {"__pycache__", "build", "dist", "node_modules"}
 SECTION = "\N{SECTION SIGN}"
 # "docs/format.md §2" (a full citation; quotes and backticks may stand between) or a bare "§4"
 CITATION = re.compile(rf"(?:(?P<file>[\w./-]+\.md)[\s`\"']+)?{SECTION}(?P<num>\d+(?:\.\d+)*)")
 HEADING = re.compile(r"^#{1,6}\s+(\d+(?:\.\d+)*)\.?\s")
 FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
-REWRITE_HINT = "python scripts/cite_docs.py"
+CITE_DOCS = "python scripts/cite_docs.py"
+# the old document names, spelled so that the rewrite never sees them here
+OLD_FORMAT, OLD_REFERENCE = "SP" "EC", "REFERENCE-" "BEHAVIOR"
 
 
-def _gen_rules_doc():
-    spec = importlib.util.spec_from_file_location("gen_rules_doc", ROOT / "scripts" / "gen_rules_doc.py")
+def _script(name: str):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def _gen_rules_doc():
+    return _script("gen_rules_doc")
 
 
 # --- docs/rules.md ------------------------------------------------------------------------------
@@ -138,11 +143,6 @@ def headings_of(path: Path) -> set[str]:
     return numbers
 
 
-def python_files() -> list[Path]:
-    return sorted(p for p in ROOT.rglob("*.py")
-                  if not any(part.startswith(".") or part in SKIP_DIRS for part in p.relative_to(ROOT).parts))
-
-
 def citation_problems(cites: list[Citation]) -> list[str]:
     problems, headings = [], {}
     for c in cites:
@@ -159,6 +159,16 @@ def citation_problems(cites: list[Citation]) -> list[str]:
         if c.number not in headings[c.file]:
             problems.append(f"{where}: {c.file} has no heading numbered {c.number}")
     return problems
+
+
+def test_every_section_citation_names_a_heading_of_a_repository_file():
+    cites = [c for path in _script("cite_docs").python_files([ROOT])
+             for c in citations_in(path.read_text(encoding="utf-8"), path.relative_to(ROOT).as_posix())]
+    assert len(cites) > 50, "the scan found almost no citations: is it still reading the code?"
+    problems = citation_problems(cites)
+    assert not problems, (
+        f"{len(problems)} bad section citation(s); old-style citations are rewritten by "
+        f"`{CITE_DOCS}`, the rest need a file named before them:\n" + "\n".join(problems))
 
 
 def test_citation_scan_follows_the_rule():
@@ -234,3 +244,29 @@ def test_relative_links_in_the_docs_resolve():
             if not (doc.parent / target.split("#", 1)[0]).exists():
                 problems.append(f"{doc.relative_to(ROOT)}: link to {target}, which does not exist")
     assert not problems, "\n".join(problems)
+
+
+# --- scripts/cite_docs.py -----------------------------------------------------------------------
+
+
+def test_cite_docs_rewrites_comments_and_literals_only():
+    cite = _script("cite_docs")
+    source = (
+        f'"""{OLD_FORMAT} {SECTION}2 and {OLD_REFERENCE} {SECTION}8.4; see reference/{OLD_REFERENCE}.md."""\n'
+        f"{OLD_FORMAT} = 1  # {OLD_FORMAT}.md {SECTION}5, {OLD_FORMAT}_VERSION, a {OLD_FORMAT} sheet\r\n"
+        f'x = "{OLD_REFERENCE} {SECTION}14.3"\n'
+    )
+    expected = (
+        f'"""docs/format.md {SECTION}2 and docs/reference.md {SECTION}8.4; see docs/reference.md."""\n'
+        f"{OLD_FORMAT} = 1  # docs/format.md {SECTION}5, {OLD_FORMAT}_VERSION, a {OLD_FORMAT} sheet\r\n"
+        f'x = "docs/reference.md {SECTION}14.3"\n'
+    )
+    assert cite.rewrite_source(source) == expected
+    assert cite.rewrite_source(expected) == expected  # idempotent
+
+
+def test_nothing_is_left_for_cite_docs():
+    cite = _script("cite_docs")
+    stale = [p.relative_to(ROOT).as_posix() for p in cite.rewrite_targets([ROOT])
+             if cite.rewrite_source(p.read_bytes().decode("utf-8")) != p.read_bytes().decode("utf-8")]
+    assert not stale, f"old-style citations in {', '.join(stale)}; rewrite them with: {CITE_DOCS}"

@@ -1,4 +1,4 @@
-"""What a change to a shelf is checked for, whatever event brought it: the guard (SPEC §8) over
+"""What a change to a shelf is checked for, whatever event brought it: the guard (docs/format.md §8) over
 the changed paths, then the rules over the changed episodes (`--changed` semantics), and per
 episode what the change costs every future session (its standing-cost delta).
 """

@@ -1,5 +1,5 @@
 """The archive sub-shelf: `archive/docs/<category>/.meta.json` and `archive/INDEX.md`
-(REFERENCE-BEHAVIOR §8.6).
+(docs/reference.md §8.6).
 
 The reference renders these in a separate step after `rebuild`; here they are part of the one
 render. The archive keeps its own renderer config (`archive/.docshelf.json`, written at the first

@@ -1,4 +1,4 @@
-"""Derived files judged against the episodes on a rendered main (SPEC §5, §7).
+"""Derived files judged against the episodes on a rendered main (docs/format.md §5, §7).
 
 Not run in PR mode: there the derived files lag by design and the guard protects them. The
 chart and the badge are drawings, judged only by `render --check`.
@@ -125,7 +125,7 @@ def index_checks(ctx: Context) -> Iterator[Finding]:
 
 
 def index_budget(text: str) -> str | None:
-    """The linear budget of REFERENCE-BEHAVIOR §6.5 (200 + 80 per entry), for link-less and linked
+    """The linear budget of docs/reference.md §6.5 (200 + 80 per entry), for link-less and linked
     entries alike; names the term (titles, descriptions, links) that overspends the most."""
     titles = descs = links = entries = 0
     for line in text.split("\n"):
