@@ -1,5 +1,5 @@
 """What a change to a shelf is checked for, whatever event or front door brought it: the guard
-(SPEC §8) over the changed paths, then the rules over the changed episodes (`--changed`
+(docs/format.md §8) over the changed paths, then the rules over the changed episodes (`--changed`
 semantics), and per episode what the change costs every future session (its standing-cost
 delta). Pure logic: the bot's flows feed it paths and texts, and report what it returns.
 """

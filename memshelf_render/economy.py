@@ -1,4 +1,4 @@
-"""The token economy's arithmetic (SPEC §10): ledger rows in, claimed and realized economy out.
+"""The token economy's arithmetic (docs/format.md §10): ledger rows in, claimed and realized economy out.
 
 Pure functions of text and numbers; `stats` reads a shelf into them, and the chart and the badge
 draw from the same tally, so the three can never disagree about a number.

@@ -1,4 +1,4 @@
-"""The one episode parser (SPEC §2), used by every rule and every renderer.
+"""The one episode parser (docs/format.md §2), used by every rule and every renderer.
 
 Bytes in, an `Episode` out, never an exception: undecodable bytes, a BOM, a missing or broken
 frontmatter block and oversized files become parse findings on the episode, with 1-based line

@@ -1,4 +1,4 @@
-"""The PR guard (SPEC §8): what a change may touch.
+"""The PR guard (docs/format.md §8): what a change may touch.
 
 A PR may add or modify episodes. Derived paths are the bot's. Repository upkeep (UPKEEP, plus the
 policy files shelf.yml names) passes, and a changed config file is validated rather than blocked;

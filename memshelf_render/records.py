@@ -132,7 +132,7 @@ def _gather(rows: Iterable[tuple[str, Record | None, str | None]]) -> tuple[list
 def collect(episodes: list[Episode]) -> tuple[list[Record], list[tuple[str, str]]]:
     """Rows sorted by (date, id) in code-point order, and (path, reason) for each skipped file.
 
-    Only the standard categories give rows (REFERENCE-BEHAVIOR §8.1): an episode in another
+    Only the standard categories give rows (docs/reference.md §8.1): an episode in another
     directory is listed in INDEX but has no ledger row and no `.meta.json` entry.
     """
     return _gather(row_of(ep) for ep in episodes)

@@ -1,4 +1,4 @@
-"""Secrets: the built-in credential shapes, the shelf's POLICY.patterns, and masking (SPEC §4).
+"""Secrets: the built-in credential shapes, the shelf's POLICY.patterns, and masking (docs/format.md §4).
 
 A secret is never echoed. Anything the bot prints about a file passes through `mask`, which
 replaces each match with `«redacted:<kind>»` (keeping the line count, so line numbers stay true).
@@ -93,7 +93,7 @@ _ENV_SECRET = re.compile(
     re.IGNORECASE,
 )
 
-# Applied in this order, each on the previous one's output (REFERENCE-BEHAVIOR §5 keeps the order
+# Applied in this order, each on the previous one's output (docs/reference.md §5 keeps the order
 # of the five from aws-access-key to env-secret). A private key goes first, so its block is one
 # mask rather than pieces of others; the later shapes come after the five.
 BUILTIN: tuple[Rule, ...] = (

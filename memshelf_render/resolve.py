@@ -1,4 +1,4 @@
-"""`memshelf-bot resolve`: settle the mechanical conflicts of a shelf merge (SPEC §9).
+"""`memshelf-bot resolve`: settle the mechanical conflicts of a shelf merge (docs/format.md §9).
 
 Derived files are regenerated from the merged episodes, never text-merged. `recall-log.tsv` is
 an append-only event log (not derived): it is three-way multiset-unioned, so rows appended on
@@ -6,7 +6,7 @@ both sides all survive. Every other conflict (an episode, shelf.yml and the othe
 POLICY files, anything outside the shelf) is a human's; while one stands nothing derived is
 written, so conflict markers never reach INDEX.md or the ledger.
 
-Deliberate differences from the reference (REFERENCE-BEHAVIOR §10, §14.6):
+Deliberate differences from the reference (docs/reference.md §10, §14.6):
 - `archive/INDEX.md`, archive `.meta.json` and SUBINDEX.md conflicts are derived: regenerated.
 - Exactly the derived paths and the recall log are staged (deletions included), never the whole
   `archive/` directory; the git index is touched only while conflicts or a merge are in progress,

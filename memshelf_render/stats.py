@@ -1,4 +1,4 @@
-"""Token economy of a shelf (SPEC §10): what the episodes hold vs what every session pays.
+"""Token economy of a shelf (docs/format.md §10): what the episodes hold vs what every session pays.
 
 Claimed economy comes from ledger rows (the last row per id wins), realized economy from
 `recall-log.tsv`; tokens are characters // 4 everywhere. The same tally feeds `stats`, the

@@ -1,4 +1,4 @@
-"""Small text rules shared by the checks and the renderers (REFERENCE-BEHAVIOR §4, §8.4)."""
+"""Small text rules shared by the checks and the renderers (docs/reference.md §4, §8.4)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ def flatten_cell(text: str) -> str:
 
 
 def clamp_description(text: str, limit: int = MAX_DESCRIPTION_CHARS) -> str:
-    """The description clamp of §4: at most `limit` characters, cut at a word when sensible."""
+    """The description clamp of docs/reference.md §4: at most `limit` characters, cut at a word
+    when sensible."""
     t = flatten(text)
     if len(t) <= limit:
         return t

@@ -1,6 +1,6 @@
 """Safe YAML loading for shelf files: C loader when available, dates kept as strings.
 
-`span: 2026-09-16` must stay the string "2026-09-16" (SPEC §2), so the timestamp resolver is
+`span: 2026-09-16` must stay the string "2026-09-16" (docs/format.md §2), so the timestamp resolver is
 removed. Anchors and aliases are refused before anything is constructed, which also defuses
 "billion laughs" documents.
 """

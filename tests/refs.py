@@ -28,7 +28,7 @@ CACHE = REPO / ".cache"
 _READY = ".ready"
 
 # Doctor findings that judge one clone (clock, upstream, working copy), the running tool itself,
-# or the network — never the shelf's content (REFERENCE-BEHAVIOR §6.2 "CI?" column, §14.4).
+# or the network — never the shelf's content (docs/reference.md §6.2 "CI?" column, §14.4).
 NON_CI_CODES = frozenset({
     "derived-stale", "derived-age-unknown", "renderer-wait-unknown",
     "upstream-not-rendered", "episode-unpushed", "upstream-unknown",
@@ -36,8 +36,8 @@ NON_CI_CODES = frozenset({
     "not-a-release", "freshness-unknown", "served-code-differs",
     "no-remote", "remote-private", "public-remote", "remote-unverified",
 })
-# Large enough that `derived-stale` never fires on a freshly generated shelf; the §14.4 test
-# passes the reference default (24) to show what it does in CI.
+# Large enough that `derived-stale` never fires on a freshly generated shelf; the
+# docs/reference.md §14.4 test passes the reference default (24) to show what it does in CI.
 NO_STALENESS_HOURS = 10**6
 
 

@@ -500,7 +500,7 @@ class Generated:
 
 
 def manifest_text(name: str) -> str:
-    """shelf.yml exactly as `memshelf init` writes it (REFERENCE-BEHAVIOR §1)."""
+    """shelf.yml exactly as `memshelf init` writes it (docs/reference.md §1)."""
     return (f"# shelf.yml — shelf-spec manifest (shelf-spec v0)\nspec_version: \"0.1\"\nmode: single\n"
             f"name: {_q(name)}\nprofile: memory\ndocs_root: docs\ncategories:\n  - topics\n  - research\n"
             f"  - sessions\nindex:\n  path: INDEX.md\n  generated_by: docshelf-mcp\nledger:\n"

@@ -4,7 +4,7 @@ The invariant (PRODUCT.md): memshelf-bot clean ⇒ `shelf-spec validate` valid A
 doctor` free of CI-meaningful errors. Proven on seeded shelves (tests/shelfgen.py): clean ones in
 every link mode, and one-defect mutations of them — wherever either reference reports an error we
 must report violations, and we must report the mutation's own codes. Where we deliberately differ
-from the references (REFERENCE-BEHAVIOR §13/§14, SPEC, PRODUCT "beyond the references"), a named
+from the references (docs/reference.md §13/§14, docs/format.md, PRODUCT "beyond the references"), a named
 test below shows both sides.
 
 Our validate runs as a subprocess: the real CLI for single cases, and one interpreter running the
@@ -42,7 +42,7 @@ SECRET_SHAPES = re.compile(r"AKIA[0-9A-Z]{16}|squ_[0-9a-f]{40}|ghp_[A-Za-z0-9]{3
                            r"|PASSWORD=[a-z0-9]{20}")
 # Mutations where a reference fails and we deliberately do not (each has a named test below).
 TOLERATED = {
-    "bom": "REFERENCE-BEHAVIOR §2.1/§13, SPEC §2: a BOM is stripped and warned "
+    "bom": "docs/reference.md §2.1/§13, docs/format.md §2: a BOM is stripped and warned "
            "(test_s2_1_s13_bom_is_stripped_and_warned)",
 }
 
@@ -248,7 +248,7 @@ def test_references_fail_on_most_mutations(sweep_one: dict) -> None:
 
 
 # Where our finding names a shelf-spec rule that shelf-spec does not report at that path, on
-# purpose: it does not know fenced code (§2.5), and it flags a different file of a duplicate-title
+# purpose: it does not know fenced code (docs/reference.md §2.5), and it flags a different file of a duplicate-title
 # pair (its own iteration order, not path order).
 SPEC_RULE_NOT_AT_PATH = {"code-fence-unclosed", "heading-only-in-fence", "duplicate-title"}
 
@@ -283,8 +283,8 @@ def judge(root: Path) -> refs.Verdict:
 
 
 def test_s2_1_s13_bom_is_stripped_and_warned(ref_venv: Path, tmp_path: Path) -> None:
-    """§2.1/§13: neither reference strips a BOM, so both lose the frontmatter. SPEC §2: we strip it
-    and warn — the file is otherwise a valid episode."""
+    """docs/reference.md §2.1/§13: neither reference strips a BOM, so both lose the frontmatter.
+    docs/format.md §2: we strip it and warn — the file is otherwise a valid episode."""
     root, m = mutated(tmp_path, "bom")
     ref = judge(root)
     assert ref_rules(ref) == {("episode-frontmatter-missing", "error", m.path)}
@@ -296,7 +296,8 @@ def test_s2_1_s13_bom_is_stripped_and_warned(ref_venv: Path, tmp_path: Path) -> 
 
 
 def test_s13_kind_in_the_wrong_directory(ref_venv: Path, tmp_path: Path) -> None:
-    """§13 "episode in wrong category: not detected" by either; PRODUCT: we catch it."""
+    """docs/reference.md §13 "episode in wrong category: not detected" by either; PRODUCT: we catch
+    it."""
     root, m = mutated(tmp_path, "kind-directory-mismatch")
     ref = judge(root)
     assert not ref.fails and ref_rules(ref) == set() and doctor_codes(ref) == set()
@@ -307,7 +308,8 @@ def test_s13_kind_in_the_wrong_directory(ref_venv: Path, tmp_path: Path) -> None
 
 
 def test_s13_conflict_markers(ref_venv: Path, tmp_path: Path) -> None:
-    """§13 "conflict markers in an episode: not detected" by either; we report each marker line."""
+    """docs/reference.md §13 "conflict markers in an episode: not detected" by either; we report
+    each marker line."""
     root, m = mutated(tmp_path, "conflict-markers")
     assert not judge(root).fails
     ours = validate(root)
@@ -318,8 +320,9 @@ def test_s13_conflict_markers(ref_venv: Path, tmp_path: Path) -> None:
 
 
 def test_s14_14_instruction_shaped_text(ref_venv: Path, tmp_path: Path) -> None:
-    """§6.2/§14.14: the promised instruction-shaped scan does not exist in the reference. We warn
-    in a body and fail in display_title/description, which INDEX shows to every future session."""
+    """docs/reference.md §6.2/§14.14: the promised instruction-shaped scan does not exist in the
+    reference. We warn in a body and fail in display_title/description, which INDEX shows to every
+    future session."""
     body_root, body = mutated(tmp_path / "body", "instruction-in-body")
     title_root, title = mutated(tmp_path / "title", "instruction-in-title")
     for ref in refs.judge([body_root, title_root]):
@@ -334,8 +337,8 @@ def test_s14_14_instruction_shaped_text(ref_venv: Path, tmp_path: Path) -> None:
 
 
 def test_s14_3_control_characters_in_notes_are_caught_before_render(ref_venv: Path, tmp_path: Path) -> None:
-    """§4/§14.3: the reference does not flatten notes read back from frontmatter, so a JSON `\\t`
-    passes both validators and then breaks the ledger its own renderer writes."""
+    """docs/reference.md §4/§14.3: the reference does not flatten notes read back from frontmatter,
+    so a JSON `\\t` passes both validators and then breaks the ledger its own renderer writes."""
     root, m = mutated(tmp_path, "notes-tab-escape")
     assert not judge(root).fails
     ours = validate(root)
@@ -348,8 +351,9 @@ def test_s14_3_control_characters_in_notes_are_caught_before_render(ref_venv: Pa
 
 
 def test_s2_5_headings_inside_code_fences_do_not_count(ref_venv: Path, tmp_path: Path) -> None:
-    """§2.5: none of the reference section parsers knows fenced code; SPEC §2: a heading inside a
-    fence is code, so a topic whose only `## Decisions` is in a fence lacks the section."""
+    """docs/reference.md §2.5: none of the reference section parsers knows fenced code; docs/format.md §2: a
+    heading inside a fence is code, so a topic whose only `## Decisions` is in a fence lacks the
+    section."""
     root, m = mutated(tmp_path, "heading-only-in-fence")
     ref = judge(root)
     assert not ref.fails and ref_rules(ref) == set()
@@ -367,8 +371,8 @@ def _long_titles(root: Path) -> None:
 
 
 def test_s14_1_index_budget_is_judged_for_linked_entries_too(ref_venv: Path, tmp_path: Path) -> None:
-    """§6.5/§14.1: doctor's index-bloat parses only link-less entries, so it is dead on a linked
-    shelf. The same over-long titles are over budget in both link modes for us."""
+    """docs/reference.md §6.5/§14.1: doctor's index-bloat parses only link-less entries, so it is
+    dead on a linked shelf. The same over-long titles are over budget in both link modes for us."""
     roots = []
     for mode in ("none", "provider-none"):
         root = generate_shelf(tmp_path / mode, seed=6, episodes=10, archive=0, quirks=False, link_mode=mode).root
@@ -385,8 +389,9 @@ def test_s14_1_index_budget_is_judged_for_linked_entries_too(ref_venv: Path, tmp
 
 
 def test_s14_4_derived_stale_is_local_only(ref_venv: Path, tmp_path: Path) -> None:
-    """§6.6/§14.4: doctor fails a PR checkout whose ledger was rendered more than 24 h ago as soon
-    as one episode is added. That judges the clone, not the shelf: we never report it."""
+    """docs/reference.md §6.6/§14.4: doctor fails a PR checkout whose ledger was rendered more than
+    24 h ago as soon as one episode is added. That judges the clone, not the shelf: we never report
+    it."""
     root = generate_shelf(tmp_path / "s", seed=7, episodes=12, archive=0, derived=True).root
     donor = generate_shelf(tmp_path / "donor", seed=8, episodes=6, archive=0, quirks=False).root
     new = sorted(donor.glob("docs/topics/*.md"))[0]
@@ -403,8 +408,8 @@ def test_s14_4_derived_stale_is_local_only(ref_venv: Path, tmp_path: Path) -> No
 
 
 def test_s13_non_utf8_is_a_finding_not_a_traceback(ref_venv: Path, tmp_path: Path) -> None:
-    """§2.1/§13: doctor dies with a traceback on non-UTF-8 bytes, shelf-spec decodes with
-    replacement characters and passes. We report the byte and its line."""
+    """docs/reference.md §2.1/§13: doctor dies with a traceback on non-UTF-8 bytes, shelf-spec
+    decodes with replacement characters and passes. We report the byte and its line."""
     root, m = mutated(tmp_path, "invalid-utf8")
     ref = judge(root)
     assert ref.validate["verdict"] == "valid"
@@ -416,8 +421,9 @@ def test_s13_non_utf8_is_a_finding_not_a_traceback(ref_venv: Path, tmp_path: Pat
 
 
 def test_s13_single_quoted_id_reads_differently_to_the_two_parsers(ref_venv: Path, tmp_path: Path) -> None:
-    """§2.2/§13: YAML reads `id: '…'` as the stem (shelf-spec passes), the line reader keeps the
-    quotes (doctor: id-mismatch). We name the real problem: the value is ambiguous."""
+    """docs/reference.md §2.2/§13: YAML reads `id: '…'` as the stem (shelf-spec passes), the line
+    reader keeps the quotes (doctor: id-mismatch). We name the real problem: the value is
+    ambiguous."""
     root, m = mutated(tmp_path, "id-single-quoted")
     ref = judge(root)
     assert ref.validate["verdict"] == "valid"
@@ -435,7 +441,8 @@ def test_s13_single_quoted_id_reads_differently_to_the_two_parsers(ref_venv: Pat
 ])
 def test_s14_where_the_references_disagree_the_stricter_wins(
         ref_venv: Path, tmp_path: Path, name: str, spec_says: dict, doctor_says: dict, ours_says: str) -> None:
-    """§13/§14: one reference errors where the other passes or only warns; we error."""
+    """docs/reference.md §13/§14: one reference errors where the other passes or only warns; we
+    error."""
     root, m = mutated(tmp_path, name)
     ref = judge(root)
     assert {(r, s) for r, s, p in ref_rules(ref) if p == m.path} == set(spec_says.items())
@@ -446,7 +453,7 @@ def test_s14_where_the_references_disagree_the_stricter_wins(
 
 
 def test_spec2_tags_must_be_a_list_of_strings(ref_venv: Path, tmp_path: Path) -> None:
-    """SPEC §2 "required YAML list of strings": both references accept `tags: [1, 2]`."""
+    """docs/format.md §2 "required YAML list of strings": both references accept `tags: [1, 2]`."""
     root, m = mutated(tmp_path, "tags-not-strings")
     assert not judge(root).fails
     assert [f["path"] for f in found(validate(root), "tag-invalid")] == [m.path]
@@ -458,8 +465,9 @@ def test_spec2_tags_must_be_a_list_of_strings(ref_venv: Path, tmp_path: Path) ->
 ])
 def test_s13_ledger_breakage_is_caught_before_render(
         ref_venv: Path, tmp_path: Path, name: str, ours_says: str) -> None:
-    """§13/§10: the same id in two categories, or an undated id without `date`, passes both
-    references until the ledger is rendered, then breaks it. We report it on the episode."""
+    """docs/reference.md §13/§10: the same id in two categories, or an undated id without `date`,
+    passes both references until the ledger is rendered, then breaks it. We report it on the
+    episode."""
     root, m = mutated(tmp_path, name)
     assert not judge(root).fails
     ours = validate(root)

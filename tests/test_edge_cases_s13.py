@@ -1,7 +1,7 @@
-"""Every edge case of REFERENCE-BEHAVIOR §13, with the exact codes memshelf-bot reports.
+"""Every edge case of docs/reference.md §13, with the exact codes memshelf-bot reports.
 
 Keys are the §13 "Case" column. Where the references disagree, we take the stricter reading
-(SPEC; PRODUCT "strict by construction"); the BOM row is a deliberate difference (tolerated,
+(docs/format.md; PRODUCT "strict by construction"); the BOM row is a deliberate difference (tolerated,
 warned — PRODUCT.md) and is also named in test_deliberate_differences.py.
 """
 

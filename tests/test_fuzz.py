@@ -279,8 +279,8 @@ _prose = st.lists(st.sampled_from(_VOCAB), max_size=90).map(" ".join)
 @settings(max_examples=500, deadline=None, suppress_health_check=list(HealthCheck))
 @given(_prose, st.lists(_prose, max_size=6), st.lists(_prose, max_size=6), st.booleans())
 def test_grounding_matches_the_plain_definition(digest_text, before, after, unicode_case):
-    """§6.4 computed over the whole body equals the chunked, early-stopping implementation
-    (same warn decision; the same value whenever it warns)."""
+    """docs/reference.md §6.4 computed over the whole body equals the chunked, early-stopping
+    implementation (same warn decision; the same value whenever it warns)."""
     from memshelf_render.rules.digest import GROUNDING_MIN, _grounding, content_words
 
     body_before = "\n".join(before)

@@ -1,4 +1,4 @@
-"""`memshelf-bot guard`: what a PR may touch (SPEC §8), on real git repositories."""
+"""`memshelf-bot guard`: what a PR may touch (docs/format.md §8), on real git repositories."""
 
 from __future__ import annotations
 

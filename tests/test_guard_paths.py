@@ -1,4 +1,4 @@
-"""The guard's path classes (SPEC §8), in-process: repository upkeep and recall-log.tsv pass by
+"""The guard's path classes (docs/format.md §8), in-process: repository upkeep and recall-log.tsv pass by
 default, changed config files are validated with their line, derived paths and unknown files
 among the episodes stay blocked, `allow_paths` and `deny_paths` adjust."""
 

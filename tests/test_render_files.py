@@ -254,7 +254,7 @@ def test_deliberate_difference_archive_preamble_without_its_config(tmp_path, ref
 
 
 def test_deliberate_difference_ledger_cells_are_flattened(tmp_path, ref_venv):
-    """REFERENCE-BEHAVIOR §14.3: a JSON-escaped tab or newline in notes reaches the reference's
+    """docs/reference.md §14.3: a JSON-escaped tab or newline in notes reaches the reference's
     ledger raw (7 cells, or a forged row); ours writes one space per control character."""
     root = make_shelf(tmp_path / "s", {"docs/topics/2026-01-01-t.md": episode(
         "2026-01-01-t", extra='notes: "a\\tb\\nc\\r\\nd"\n')})
@@ -275,7 +275,7 @@ DIGEST_VARIANTS = {
 
 
 def test_deliberate_difference_digest_is_the_parsers_section(tmp_path, ref_venv):
-    """SPEC §2 / REFERENCE-BEHAVIOR §14.2: the reference's digest needs exactly `## Digest` and ends
+    """docs/format.md §2 / docs/reference.md §14.2: the reference's digest needs exactly `## Digest` and ends
     at any `## ` line, fenced or not; ours is the one parser's case-insensitive, fence-aware first
     Digest section. digest_tokens differ exactly there."""
     files = {}
@@ -395,7 +395,7 @@ def test_forked_chart_errors_reach_the_caller(tmp_path, monkeypatch):
 
 
 def test_deliberate_difference_check_compares_exact_bytes(tmp_path, ref_venv):
-    """REFERENCE-BEHAVIOR §8.7: the reference reads derived files with universal newlines, so a CRLF
+    """docs/reference.md §8.7: the reference reads derived files with universal newlines, so a CRLF
     copy is not drift there. Derived files are LF by contract; ours reports the CRLF copy."""
     root = make_shelf(tmp_path / "s")
     render_shelf(load(root))

@@ -1,4 +1,4 @@
-"""The worked example of REFERENCE-BEHAVIOR §9 as a golden test: ledger.tsv, both .meta.json
+"""The worked example of docs/reference.md §9 as a golden test: ledger.tsv, both .meta.json
 files (and the absent third one) and INDEX.md in all three link modes, byte for byte."""
 
 from __future__ import annotations

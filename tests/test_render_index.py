@@ -237,7 +237,7 @@ def test_split_index_matches_the_reference(tmp_path, ref_venv):
 
 
 def test_deliberate_difference_empty_shelf_keeps_the_footer(tmp_path, ref_venv):
-    """REFERENCE-BEHAVIOR §14.8: the reference ends an empty INDEX after the placeholder line, so a
+    """docs/reference.md §14.8: the reference ends an empty INDEX after the placeholder line, so a
     fresh shelf fails shelf-spec (index-hand-edited). Ours keeps the footer."""
     root = make_shelf(tmp_path / "s", {})
     config(root)
@@ -281,7 +281,7 @@ def test_deliberate_difference_default_preamble_is_our_own(tmp_path, ref_venv):
 
 
 def test_deliberate_difference_flattened_titles_and_descriptions(tmp_path, ref_venv):
-    """REFERENCE-BEHAVIOR §14.3: JSON escapes in a title or description put raw tabs and newlines
+    """docs/reference.md §14.3: JSON escapes in a title or description put raw tabs and newlines
     into the reference's INDEX (a forged line); ours flattens each to one space."""
     root = make_shelf(tmp_path / "s", {"docs/topics/t.md": episode(
         "t", extra='display_title: "A\\nB\\tC"\ndescription: "d\\ne"\n')})

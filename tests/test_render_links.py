@@ -1,4 +1,4 @@
-"""URL resolution per provider (REFERENCE-BEHAVIOR §8.4): every row below was checked against
+"""URL resolution per provider (docs/reference.md §8.4): every row below was checked against
 docshelf-mcp 0.5.0's INDEX output."""
 
 from __future__ import annotations

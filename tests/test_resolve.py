@@ -1,4 +1,4 @@
-"""`memshelf-bot resolve` on real git repositories in the middle of real merges (SPEC §9).
+"""`memshelf-bot resolve` on real git repositories in the middle of real merges (docs/format.md §9).
 
 Each scenario: a rendered shelf committed on `main`, two branches that each add episodes, render
 and commit their derived files and append recall-log rows, then `git merge` with its conflicts.
@@ -233,7 +233,7 @@ def test_commit_is_refused_while_a_human_conflict_stands(tmp_path: Path):
 
 def test_archive_index_conflict_is_regenerated_and_only_derived_paths_are_staged(shelf_repo: Path, tmp_path: Path):
     """The reference leaves archive/INDEX.md conflicts to a human and stages all of archive/
-    (REFERENCE-BEHAVIOR §14.6); here they are derived, and nothing else under archive/ is staged."""
+    (docs/reference.md §14.6); here they are derived, and nothing else under archive/ is staged."""
     root = shelf_repo
     branch(root, root, "a", {A_ARCHIVED: topic("2026-02-03-old-proxy", "Old proxy")})
     branch(root, root, "b", {B_ARCHIVED: topic("2026-02-04-old-cdn", "Old CDN")})

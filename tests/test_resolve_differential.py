@@ -2,7 +2,7 @@
 
 Same merge, two copies of the repository: ours and the reference's resolve must leave the same
 recall log and the same ledger, `.meta.json` files and INDEX.md. Where they differ on purpose
-(archive conflicts, REFERENCE-BEHAVIOR §14.6) the test says so.
+(archive conflicts, docs/reference.md §14.6) the test says so.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The recall-log union of `resolve` (REFERENCE-BEHAVIOR §10) and its conflict-marker fallback, as
+"""The recall-log union of `resolve` (docs/reference.md §10) and its conflict-marker fallback, as
 pure functions. Expected outputs were checked against `memshelf resolve` 0.4.0 on real merges."""
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ def test_clean_episodes_have_no_findings(tmp_path, content, path):
 
 
 CASES = {
-    # SPEC §2 frontmatter
+    # docs/format.md §2 frontmatter
     "missing id": (TOPIC.replace("id: 2026-01-05-cache-policy\n", ""), ["field-missing"]),
     "missing span": (TOPIC.replace("span: 2026-01-05\n", ""), ["field-missing"]),
     "missing tags": (TOPIC.replace("tags: [cache, edge]\n", ""), ["field-missing"]),
@@ -91,7 +91,7 @@ CASES = {
     "not a mapping": (TOPIC.split("---")[0] + "---\n- a\n- b\n---\n\n## Digest\nDecided x.\n", ["frontmatter-not-mapping"]),
     "anchors": (TOPIC.replace("tags: [cache, edge]", "tags: &t [cache]\nkeywords: *t"), ["frontmatter-alias"]),
     "CRLF ok": (TOPIC.replace("\n", "\r\n"), []),
-    # sections §2
+    # sections, docs/format.md §2
     "no digest": (TOPIC.replace("## Digest\n", "## Summary\n"), ["digest-missing"]),
     "no decisions": (TOPIC.replace("## Decisions", "## Choices"), ["section-missing"]),
     "##Decisions": (TOPIC.replace("## Decisions", "##Decisions"), ["heading-malformed", "section-missing"]),
@@ -102,7 +102,7 @@ CASES = {
     "session without timeline": (SESSION.replace("## Timeline", "## Log"), ["section-missing"], SESSION_PATH),
     "research with only two digests": (RESEARCH.replace("## Sources", "## Digest"), ["section-missing"],
                                        RESEARCH_PATH),
-    # digest §3
+    # digest, docs/format.md §3
     "empty digest": (TOPIC.replace("The edge cache moved to TTL eviction. Decided: a TTL of 300 seconds. "
                                    "Open: per-route overrides.\n", ""), ["digest-empty"]),
     "digest too long": (TOPIC.replace("Open: per-route overrides.", "Open: " + "word " * 120), ["digest-too-long"]),

@@ -1,6 +1,6 @@
-"""`memshelf-bot stats`: the claimed and realized token economy of SPEC §10 / REFERENCE-BEHAVIOR §11.
+"""`memshelf-bot stats`: the claimed and realized token economy of docs/format.md §10 / docs/reference.md §11.
 
-The worked example of REFERENCE-BEHAVIOR §9 lives in tests/golden/stats/worked-example (episodes,
+The worked example of docs/reference.md §9 lives in tests/golden/stats/worked-example (episodes,
 ledger.tsv and INDEX.md exactly as §9 lists them); every test copies it before touching it.
 """
 
@@ -61,7 +61,8 @@ def png_size(png: bytes) -> tuple[int, int]:
     (1_500_000, "1.5M"), (10_000_000, "10M"), (20_500_000, "20.5M"), (100_000_000, "100M"), (-999, "-999"), (-3493, "-3K"), (-1_500_000, "-1.5M"),
 ])
 def test_human_numbers_trim_trailing_zeros_properly(n, text):
-    # §14.10: the reference chart writes 1.00M; h(n) trims zeros *and* keeps 10M and 100M intact.
+    # docs/reference.md §14.10: the reference chart writes 1.00M; h(n) trims zeros *and* keeps 10M
+    # and 100M intact.
     assert human(n) == text
 
 
@@ -219,7 +220,7 @@ def test_unusable_index_and_logs_are_read_not_crashed_on(tmp_path):
 
 def test_unmeasured_is_read_by_the_one_yaml_parser(tmp_path):
     # Deliberate difference: the reference's line reader misses a single-quoted
-    # `approx_tokens_source: 'unmeasured'`; YAML (SPEC §2) reads it as unmeasured.
+    # `approx_tokens_source: 'unmeasured'`; YAML (docs/format.md §2) reads it as unmeasured.
     root = worked_example(tmp_path / "s")
     session = root / "docs" / "sessions" / "2026-03-04-wrap-up.md"
     session.write_text(session.read_text(encoding="utf-8").replace(

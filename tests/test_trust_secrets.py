@@ -56,7 +56,7 @@ def test_new_kinds_have_stable_names():
 
 
 def test_built_in_order_is_kept_and_each_rule_sees_the_previous_masks():
-    """§5: the five reference rules run in their order; a PEM block is one mask, not pieces."""
+    """docs/reference.md §5: the five reference rules run in their order; a PEM block is one mask, not pieces."""
     text = f"AKIAIOSFODNN7EXAMPLE {GHP} Bearer abcdefghijklmnopqrst TOKEN=x\n{PEM}\nAKIAIOSFODNN7EXAMPLE"
     kinds = [h.kind for h in scan(text)]
     assert kinds == ["private-key", "aws-access-key", "aws-access-key", "github-token", "bearer", "env-secret"]

@@ -1,4 +1,5 @@
-"""The archive sub-shelf: `archive/docs/<category>/.meta.json` and `archive/INDEX.md` (§8.6).
+"""The archive sub-shelf: `archive/docs/<category>/.meta.json` and `archive/INDEX.md`
+(docs/reference.md §8.6).
 
 The reference renders these in a separate step after `rebuild`; here they are part of the one
 render. The archive keeps its own renderer config (`archive/.docshelf.json`, written at the first

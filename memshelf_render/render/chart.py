@@ -68,7 +68,7 @@ def _day(text: str) -> date | None:
 
 
 def chart_data(records: list[Record], index_tokens: int, window: int) -> ChartData:
-    """Cumulative claimed economy after each shelve day (SPEC §10 rules: last row per id wins,
+    """Cumulative claimed economy after each shelve day (docs/format.md §10 rules: last row per id wins,
     unmeasured episodes add no mass, each episode's mass is capped at the window).
 
     A row without a calendar date counts from the next dated day, or the last one, so the

@@ -1,8 +1,8 @@
-"""INDEX.md and SUBINDEX.md, docshelf-compatible (REFERENCE-BEHAVIOR §8.4, SPEC §6).
+"""INDEX.md and SUBINDEX.md, docshelf-compatible (docs/reference.md §8.4, docs/format.md §6).
 
 On a valid shelf INDEX.md is byte-identical to docshelf-mcp 0.5.0's. Deliberate differences, each
 with its own test: titles and descriptions are flattened so no frontmatter value can break a line
-(§14.3); an empty shelf still gets the footer (§14.8); `index.generated_by: external` gets our own
+(docs/reference.md §14.3); an empty shelf still gets the footer (docs/reference.md §14.8); `index.generated_by: external` gets our own
 footer; the preamble used when `.docshelf.json` gives none is our own text; SUBINDEX.md files are
 our own layout; a `category_order` that repeats a category lists it once; titles and descriptions
 are masked (`CellGuard`, the humanized file name with `mask`) and their HTML/Markdown markup is escaped (`escape_markup`), so no shelf,

@@ -1,4 +1,5 @@
-"""ledger.tsv: one row per episode (docs and archive), sorted by (date, id) (SPEC §5, §8.2).
+"""ledger.tsv: one row per episode (docs and archive), sorted by (date, id) (docs/format.md §5,
+docs/reference.md §8.2).
 
 Every text cell is flattened (tab, CR, LF and the other line breaks become one space each), so no
 frontmatter value can add a column or forge a row — the reference writes them raw (§14.3) — and

@@ -1,6 +1,6 @@
 """Where an INDEX entry points: a raw-file URL on the shelf's forge, a relative path, or nothing.
 
-The URL forms follow REFERENCE-BEHAVIOR §8.4 byte for byte (path percent-encoded except `/`, the
+The URL forms follow docs/reference.md §8.4 byte for byte (path percent-encoded except `/`, the
 branch verbatim). One deliberate difference: a `custom` url_template may use only `{owner}`,
 `{repo}`, `{branch}`, `{path}` and `{{`/`}}`; any other field, conversion or format spec yields no
 URL (the reference hands the template to `str.format`, so `{path!r}` or `{owner.x}` are evaluated

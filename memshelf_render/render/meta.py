@@ -1,4 +1,4 @@
-"""`<category>/.meta.json`: INDEX titles and descriptions of one category (REFERENCE-BEHAVIOR §8.3).
+"""`<category>/.meta.json`: INDEX titles and descriptions of one category (docs/reference.md §8.3).
 
 Present only when some episode of the category has a display_title or a description; then every
 such episode gets `{"title": display_title or id, "description": clamped description}`, in

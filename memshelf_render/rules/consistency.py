@@ -1,4 +1,4 @@
-"""Derived files judged against the episodes on a rendered main (SPEC §5, §7).
+"""Derived files judged against the episodes on a rendered main (docs/format.md §5, §7).
 
 Not run in PR mode: there the derived files lag by design and the guard protects them. The
 chart and the badge are drawings, judged only by `render --check`.
@@ -24,7 +24,7 @@ _LINK = re.compile(r"\]\(([^)\s]+)\)")
 _LINKED_ENTRY = re.compile(r"- \[\*\*(?P<title>.*?)\*\*\]\((?P<link>[^)]*)\)(?: — (?P<desc>.*))?$")
 _PLAIN_ENTRY = re.compile(r"- \*\*(?P<title>.*?)\*\*(?P<rest>.*)$")
 _PLAIN_LINK = re.compile(r" — `[^`]*`$")
-# §6.5: INDEX may cost INDEX_BASE_TOKENS plus INDEX_TOKENS_PER_ENTRY per entry; of each entry's
+# docs/reference.md §6.5: INDEX may cost INDEX_BASE_TOKENS plus INDEX_TOKENS_PER_ENTRY per entry; of each entry's
 # share, the title, the description and the link are expected to take about these many tokens.
 INDEX_BASE_TOKENS = 200
 INDEX_TOKENS_PER_ENTRY = 80
@@ -133,7 +133,7 @@ def index_checks(ctx: Context) -> Iterator[Finding]:
 
 
 def index_budget(text: str) -> str | None:
-    """The linear budget of §6.5 (INDEX_BASE_TOKENS + INDEX_TOKENS_PER_ENTRY per entry), for
+    """The linear budget of docs/reference.md §6.5 (INDEX_BASE_TOKENS + INDEX_TOKENS_PER_ENTRY per entry), for
     link-less and linked entries alike; names the term (titles, descriptions, links) that
     overspends the most."""
     titles = descs = links = entries = 0

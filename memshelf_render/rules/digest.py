@@ -1,4 +1,4 @@
-"""The digest contract (SPEC §3): what every future session reads first must stand alone."""
+"""The digest contract (docs/format.md §3): what every future session reads first must stand alone."""
 
 from __future__ import annotations
 
@@ -78,7 +78,7 @@ def _line_of(ep: Episode, sec, regex: re.Pattern[str]) -> int:
 
 
 def _grounding(ep: Episode, sec, digest_text: str) -> float | None:
-    """§6.4: the share of the digest's content words whose 5-letter stem occurs among the
+    """docs/reference.md §6.4: the share of the digest's content words whose 5-letter stem occurs among the
     body's content-word stems; None when too few words to judge.
 
     One pass over the body's words, in pieces of growing size: each distinct word is matched

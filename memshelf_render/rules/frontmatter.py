@@ -1,4 +1,4 @@
-"""Frontmatter fields (SPEC §2): presence, types, values, and agreement with line readers.
+"""Frontmatter fields (docs/format.md §2): presence, types, values, and agreement with line readers.
 
 The reference tools read frontmatter line by line (split at the first colon, JSON-decode a
 double-quoted value) while shelf-spec uses YAML. A value the two read differently renders

@@ -1,4 +1,4 @@
-"""Required `## ` sections per kind (SPEC §2) and lines that only look like headings."""
+"""Required `## ` sections per kind (docs/format.md §2) and lines that only look like headings."""
 
 from __future__ import annotations
 
