@@ -79,9 +79,16 @@ def build(env: Mapping[str, str], inputs: Inputs, reporter: Reporter) -> Job:
     return Job(event, port, reporter, workspace)
 
 
+CONTAINER_WORKSPACE = "/github/workspace"  # where GitHub mounts the workspace into a container action
+
+
 def trust_workspace(workspace: Path, reporter: Reporter) -> None:
-    """Add the workspace to git's `safe.directory` (the container's user does not own it)."""
+    """Inside the Action's container, add the workspace to git's `safe.directory` (the
+    container's user does not own the mounted checkout). Anywhere else (`memshelf-bot action` run
+    on a runner or a laptop) the user's global git configuration is never touched."""
     where = str(workspace)
+    if where != CONTAINER_WORKSPACE:
+        return
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     try:
         listed = subprocess.run(["git", "config", "--global", "--get-all", "safe.directory"], env=env,

@@ -119,6 +119,15 @@ def test_the_workspace_becomes_a_safe_git_directory_once(tmp_path: Path, monkeyp
     assert listed == ["/github/workspace"]
 
 
+def test_outside_the_container_the_global_git_config_is_left_alone(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    trust_workspace(tmp_path / "checkout", WorkflowReporter(out=io.StringIO()))
+    assert not (tmp_path / ".gitconfig").exists()
+
+
 # the GitHub adapter's policy --------------------------------------------------------------------
 
 

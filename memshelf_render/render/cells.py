@@ -9,12 +9,16 @@ noted here, where the episode is known.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from ..markup import find_markup
 from ..redact import PolicyPack, mask
+from ..rules.content import find_instructions
 from ..shelf import Shelf
 from ..text import flatten_cell
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass
@@ -37,6 +41,10 @@ class CellGuard:
             masked = self._masked[text] = mask(text, self.pack)
         if masked != text:
             self._note(path, f"a secret in {name} was masked")
+        if not masked.isprintable() and _SURROGATE.search(masked):
+            # a YAML escape can spell a lone surrogate, which no UTF-8 file can hold
+            self._note(path, f"an unencodable character in {name} was written as an escape")
+            return _SURROGATE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", masked)
         return masked
 
     def ledger_cell(self, text: str, path: str, name: str) -> str:
@@ -56,6 +64,14 @@ class CellGuard:
         if flatten_cell(masked) != masked:
             self._note(path, f"a line break or tab in {name} was flattened in INDEX")
         return masked
+
+    def instruction_free(self, text: str, path: str, name: str) -> str:
+        """`text`, or "" when it is instruction-shaped (it would reach every future session
+        through INDEX): INDEX then shows the id and no description, as for an episode without them."""
+        if text and find_instructions(text):
+            self._note(path, f"instruction-shaped text in {name} was left out of INDEX")
+            return ""
+        return text
 
     def report(self) -> list[tuple[str, str]]:
         """(path, what was neutralised) per episode, in path order."""

@@ -25,11 +25,12 @@ def meta_entries(records: list[Record], *, archived: bool,
     for rec in records:
         if rec.archived != archived or not (rec.display_title or rec.description):
             continue
-        title = guard.shown_text(rec.display_title, rec.path, "display_title") if rec.display_title else (
-            guard.cell(rec.id, rec.path, "id"))
+        title = guard.instruction_free(rec.display_title, rec.path, "display_title")
+        title = guard.shown_text(title, rec.path, "display_title") if title else guard.cell(rec.id, rec.path, "id")
+        description = guard.instruction_free(rec.description, rec.path, "description")
         out.setdefault(rec.category, {})[guard.cell(rec.filename, rec.path, "its file name")] = {
             "title": title,
-            "description": clamp_description(guard.shown_text(rec.description, rec.path, "description")),
+            "description": clamp_description(guard.shown_text(description, rec.path, "description")),
         }
     return out
 

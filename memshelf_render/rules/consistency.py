@@ -92,6 +92,9 @@ def meta_checks(ctx: Context) -> Iterator[Finding]:
         except (UnicodeDecodeError, ValueError) as exc:
             yield Finding("meta-corrupt", path, None, f"not valid JSON: {exc}")
             continue
+        except RecursionError:
+            yield Finding("meta-corrupt", path, None, "not valid JSON: nested too deeply")
+            continue
         if not isinstance(data, dict):
             yield Finding("meta-shape", path, None, "the top level is not an object")
             continue
