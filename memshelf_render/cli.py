@@ -31,8 +31,8 @@ BROKEN_PIPE_EXIT = 141
 def _add_validate(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("validate", help="check the shelf (or the named episodes) against every rule")
     p.add_argument("path", nargs="?", default=".", help="shelf root (default: current directory)")
-    p.add_argument("--changed", action="append", metavar="FILE",
-                   help="validate only this episode (PR mode); repeat for more: --changed A --changed B")
+    p.add_argument("--changed", action="extend", nargs="+", metavar="FILE",
+                   help="validate only these episodes (PR mode); a shelf directory after them is PATH")
     p.add_argument("--format", choices=["text", "json", "github", "sarif"], default="text")
     p.add_argument("--strict", action="store_true", help="warnings fail too")
     p.add_argument("--list-rules", action="store_true", help="print the rule catalog and exit")
@@ -89,7 +89,8 @@ def _add_fix(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("fix", help="apply the mechanical fixes (ids, tags, quoting, control characters, "
                                    "BOM, secrets masked) in place")
     p.add_argument("path", nargs="?", default=".")
-    p.add_argument("--changed", nargs="+", metavar="FILE", help="fix only these episodes")
+    p.add_argument("--changed", action="extend", nargs="+", metavar="FILE",
+                   help="fix only these episodes; a shelf directory after them is PATH")
     p.set_defaults(handler="memshelf_render.fix:cli_main")
 
 

@@ -215,10 +215,10 @@ def cli_main(args) -> int:
     from .cli import load_for_command, shown
     from .report.as_text import write
     from .validate import run
-    from .validate_command import changed_problem
+    from .validate_command import changed_problem, take_path_operand
 
     if args.changed:
-        why = changed_problem(args.path, args.changed)
+        why = take_path_operand(args) or changed_problem(args.path, args.changed)
         if why is not None:
             print(f"memshelf-bot fix: {shown(why)}", file=sys.stderr)
             return 2

@@ -14,7 +14,7 @@ from memshelf_render import paths
 from memshelf_render.render.disk import sync
 from memshelf_render.shelf import load_shelf
 from tests.hostile import AWS_KEY
-from tests.shelfkit import MANIFEST, TOPIC, TOPIC_PATH, make_shelf
+from tests.shelfkit import MANIFEST, SESSION_PATH, TOPIC, TOPIC_PATH, make_shelf
 from tests.test_hostile_core import run_main
 
 
@@ -126,10 +126,15 @@ def test_a_file_named_like_a_key_is_masked_in_every_format(tmp_path: Path) -> No
         assert r.code == 1 and AWS_KEY not in r.out and "«redacted:aws-access-key»" in r.out
 
 
-def test_changed_takes_one_file_and_must_name_an_episode(tmp_path: Path) -> None:
+def test_changed_takes_files_never_the_path_and_must_name_episodes(tmp_path: Path) -> None:
     root = make_shelf(tmp_path / "s")
     r = run_main(["validate", "--changed", str(root / TOPIC_PATH), str(root), "--format", "json"])
     assert r.code == 0 and '"verdict": "valid"' in r.out  # PATH after --changed FILE is the shelf, not a file
+    both = [str(root / TOPIC_PATH), str(root / SESSION_PATH)]
+    r = run_main(["validate", "--format", "json", "--changed", *both, str(root)])  # as pre-commit passes files
+    assert r.code == 0 and '"verdict": "valid"' in r.out
+    r = run_main(["validate", str(root), "--changed", *both, str(tmp_path)])
+    assert r.code == 2 and "a directory, not an episode" in r.err
     for bad, why in ((str(root / "docs/topics/typo.md"), "no such episode"), (str(root / "shelf.yml"), "not an episode path")):
         r = run_main(["validate", str(root), "--changed", bad])
         assert r.code == 2 and r.out == ""
