@@ -19,11 +19,7 @@ ENV PIP_DISABLE_PIP_VERSION_CHECK=1 \
 
 # Exactly the pinned runtime dependencies (constraints.txt, generated from the virtualenv the test
 # suite runs in), as wheels, so no compiler is needed; then the project itself without resolving
-# anything more, and `pip check` fails the build if a pin is missing or inconsistent. Then out go
-# pip and setuptools, the libraries' own test suites, matplotlib's sample data and the GUI
-# backends' assets, the type stubs and C headers nobody compiles against; the byte-code pip
-# compiled stays (it saves the start-up of every run). Importing the font manager builds
-# matplotlib's font cache into MPLCONFIGDIR now rather than on every run.
+# anything more, and `pip check` fails the build if a pin is missing or inconsistent.
 COPY constraints.txt pyproject.toml README.md LICENSE /usr/src/memshelf-bot/
 COPY memshelf_render /usr/src/memshelf-bot/memshelf_render
 COPY bot /usr/src/memshelf-bot/bot
@@ -32,13 +28,58 @@ RUN python -m venv /opt/memshelf-bot/venv \
       --requirement /usr/src/memshelf-bot/constraints.txt \
  && /opt/memshelf-bot/venv/bin/pip install --no-cache-dir --no-deps /usr/src/memshelf-bot \
  && /opt/memshelf-bot/venv/bin/pip check \
- && /opt/memshelf-bot/venv/bin/pip uninstall --yes --quiet pip setuptools \
- && find /opt/memshelf-bot/venv/lib/python3*/site-packages -type d \( -name tests -o -name sample_data \
-      -o -name web_backend -o -name include -o -name f2py -o -name _pyinstaller \) -prune -exec rm -rf {} + \
- && find /opt/memshelf-bot/venv/lib/python3*/site-packages -type f \( -name '*.pyi' -o -name '*.h' -o -name '*.pxd' \
-      -o -name py.typed \) -exec rm -f {} + \
- && rm -rf /opt/memshelf-bot/venv/lib/python3*/site-packages/matplotlib/mpl-data/images \
- && /opt/memshelf-bot/venv/bin/python -c "import matplotlib.font_manager" \
+ && /opt/memshelf-bot/venv/bin/pip uninstall --yes --quiet pip setuptools
+
+# Out goes what the Action and the App never load (their import trace: `memshelf-bot render`
+# with the chart and the badge, `stats --png`, the GitHub flows): the libraries' test suites and
+# test-only extensions, type stubs, C headers, tzdata (the base has the zone files) and contourpy
+# (contour plots); of numpy the random, fft, polynomial, distutils and testing packages; of
+# matplotlib every backend but SVG (and the Agg/mixed ones it builds on), the plotting layer the
+# chart bypasses (pyplot, figure, axes, axis, projections, legends, colorbars, images, the other
+# plot types), the triangulation and toolkits, the sample data, GUI images and every font but the
+# DejaVu Sans pair the chart draws with (and the last-resort fallback); of fontTools all but the
+# glyph-name table matplotlib's text layer reads; of Pillow the image-file plugins but PNG and the
+# extensions for fonts, colour management, WebP and AVIF with the libraries only they link. Extension modules lose their symbol tables (`strip`;
+# the vendored libraries in *.libs are left alone: auditwheel's patched headers do not survive
+# it). Byte-code whose source is gone is dropped; the rest stays, compiled by pip, because it
+# saves the start-up of every run. Then the smoke checks: the imports every flow needs, the font
+# cache built into MPLCONFIGDIR (so no run rebuilds it), the entry point. (`cd`, not WORKDIR: the
+# site-packages path holds the Python version, which only the shell can glob.)
+# hadolint ignore=DL3003,DL3008
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends binutils \
+ && cd /opt/memshelf-bot/venv/lib/python3*/site-packages \
+ && find . -type d \( -name tests -o -name include -o -name _pyinstaller \) -prune -exec rm -rf {} + \
+ && find . -type f \( -name '*.pyi' -o -name '*.h' -o -name '*.pxd' -o -name py.typed \) -exec rm -f {} + \
+ && rm -rf tzdata contourpy \
+      numpy/random numpy/fft numpy/polynomial numpy/distutils numpy/f2py numpy/testing numpy/_core/lib \
+      numpy/_core/_simd.* numpy/_core/_*_tests.* \
+      mpl_toolkits matplotlib/testing matplotlib/tri matplotlib/_tri.* matplotlib/_qhull.* \
+      matplotlib/axes matplotlib/projections matplotlib/sphinxext matplotlib/pyplot.py matplotlib/pylab.py \
+      matplotlib/figure.py matplotlib/axis.py matplotlib/image.py matplotlib/animation.py \
+      matplotlib/contour.py matplotlib/offsetbox.py matplotlib/colorbar.py matplotlib/legend.py \
+      matplotlib/legend_handler.py matplotlib/quiver.py matplotlib/sankey.py matplotlib/gridspec.py \
+      matplotlib/table.py matplotlib/streamplot.py matplotlib/spines.py matplotlib/_type1font.py \
+      matplotlib/mpl-data/sample_data matplotlib/mpl-data/images matplotlib/mpl-data/fonts/afm \
+      matplotlib/mpl-data/fonts/pdfcorefonts \
+      PIL/_imagingft.* PIL/_imagingcms.* PIL/_webp.* PIL/_avif.* PIL/_imagingmath.* PIL/_imagingmorph.* \
+      PIL/_imagingtk.* PIL/PdfParser.py PIL/ImageFont.py PIL/ImageCms.py PIL/ImageDraw.py \
+      pillow.libs/libavif-* pillow.libs/libwebp* pillow.libs/libsharpyuv-* \
+      pillow.libs/libharfbuzz-* pillow.libs/libfreetype-* pillow.libs/liblcms2-* pillow.libs/libbrotli* \
+      pillow.libs/libpng16-* \
+ && find matplotlib/backends -mindepth 1 -maxdepth 1 ! -name __init__.py ! -name registry.py \
+      ! -name backend_svg.py ! -name backend_mixed.py ! -name backend_agg.py ! -name '_backend_agg.*' \
+      ! -name __pycache__ -exec rm -rf {} + \
+ && find matplotlib/mpl-data/fonts/ttf -type f ! -name DejaVuSans.ttf ! -name DejaVuSans-Bold.ttf \
+      ! -name LastResortHE-Regular.ttf ! -name LICENSE_DEJAVU -exec rm -f {} + \
+ && find PIL -maxdepth 1 -name '*ImagePlugin.py' ! -name PngImagePlugin.py -exec rm -f {} + \
+ && find fontTools -mindepth 1 -maxdepth 1 ! -name __init__.py ! -name agl.py ! -name misc ! -name __pycache__ \
+      -exec rm -rf {} + \
+ && find fontTools/misc -mindepth 1 -maxdepth 1 ! -name __init__.py ! -name loggingTools.py \
+      ! -name textTools.py ! -name __pycache__ -exec rm -rf {} + \
+ && find . -path './*.libs' -prune -o -type f -name '*.so' -exec strip --strip-unneeded {} + \
+ && /opt/memshelf-bot/venv/bin/python -c "import pathlib; [p.unlink() for p in pathlib.Path('.').rglob('__pycache__/*.pyc') if not (p.parent.parent / (p.name.split('.')[0] + '.py')).exists()]" \
+ && /opt/memshelf-bot/venv/bin/python -c "import numpy.linalg, PIL.Image, yaml, jsonschema, github, jwt, nacl.public, kiwisolver, matplotlib.font_manager; from matplotlib.backends import backend_svg; from cryptography.hazmat.primitives.asymmetric import rsa" \
  && /opt/memshelf-bot/venv/bin/memshelf-bot --version
 
 FROM python:3.12-slim
@@ -53,22 +94,30 @@ ENV PYTHONUNBUFFERED=1 \
 # libcairo2: cairosvg draws PNGs. Debian's git depends on perl (for commands the bot never runs:
 # send-email, svn, the interactive helpers) and git-man: those are removed again in the same
 # layer, so they never reach the image (dpkg records the dependency as unmet; nothing installs
-# packages in this image afterwards). dpkg skips docs, man pages and translations for the new
-# packages. Versions are not pinned (DL3008): they come from the base image's Debian release
+# packages in this image afterwards); so are git's server, mail and shell helpers (the bot runs
+# only git itself and the HTTPS remote helper). dpkg skips docs, man pages, translations, X11
+# locale data and fonts for the new packages (the chart's SVG holds its text as paths, so
+# cairosvg draws the PNG without a font). Versions are not pinned (DL3008): they come from the base image's Debian release
 # and its security updates, and a pinned version string breaks the build as soon as that
 # release ships a fix.
 # hadolint ignore=DL3008
 RUN printf '%s\n' 'path-exclude=/usr/share/doc/*' 'path-exclude=/usr/share/man/*' \
-      'path-exclude=/usr/share/locale/*' 'path-exclude=/usr/share/info/*' > /etc/dpkg/dpkg.cfg.d/memshelf-bot-slim \
+      'path-exclude=/usr/share/locale/*' 'path-exclude=/usr/share/info/*' 'path-exclude=/usr/share/X11/locale/*' \
+      'path-exclude=/usr/share/fonts/*' > /etc/dpkg/dpkg.cfg.d/memshelf-bot-slim \
  && apt-get update \
  && apt-get install -y --no-install-recommends ca-certificates git libcairo2 \
  && dpkg-query -W -f '${Package}\n' \
     | grep -E '^(perl|perl-modules-[0-9.]+|libperl[0-9.]+|liberror-perl|git-man)$' \
     | xargs -r dpkg --purge --force-depends \
+ && rm -f /usr/lib/git-core/git-shell /usr/lib/git-core/git-daemon /usr/lib/git-core/git-http-backend \
+      /usr/lib/git-core/git-http-fetch /usr/lib/git-core/git-http-push /usr/lib/git-core/git-imap-send \
+      /usr/lib/git-core/scalar /usr/lib/git-core/git-sh-i18n--envsubst /usr/bin/git-shell /usr/bin/scalar \
  && apt-get clean \
  && rm -rf /var/lib/apt/lists/* /var/cache/debconf/*-old /var/log/apt /var/log/dpkg.log \
  && git --version
 
 COPY --from=build /opt/memshelf-bot /opt/memshelf-bot
+# cairosvg finds libcairo2 here, and the entry point starts.
+RUN python -c "import cairosvg" && memshelf-bot --version
 
 ENTRYPOINT ["memshelf-bot", "action"]

@@ -205,7 +205,7 @@ _TABLE: list[tuple] = [
     ("derived-path-touched", ERR, "guard", None,
      "the change edits a file the bot derives", "Drop the change to derived files from the PR; the bot renders them on main."),
     ("path-not-allowed", ERR, "guard", None,
-     "the change touches a path that is neither an episode, upkeep nor allowed (or is denied)", "Move the change to its own PR, or add the path to allow_paths (and out of deny_paths)."),
+     "the change touches a path that is neither an episode nor allowed", "Move the change to its own PR, or add the path to allow_paths."),
     ("config-invalid", ERR, "guard", None,
      "a config file the change touches (shelf.yml, .memshelf-bot.yml, POLICY.patterns) does not load", "Fix the file as the message says, at the line it names."),
     ("episode-removed", WARN, "guard", None,

@@ -164,9 +164,9 @@ def _classify_one(shelf, c: Change, base_ids, allow, deny, result: GuardResult, 
         return
     result.other.append(path)
     among = any(path.startswith(root + "/") for root in (shelf.docs_root, ARCHIVE_DIR))
-    what = "a file among the episodes that is not an episode" if among else "neither an episode nor upkeep"
-    result.findings.append(Finding("path-not-allowed", path, None, f"{path} is {what}, and not in allow_paths "
-                                                                    f"({c.status})"))
+    message = (f"{path} is among the episodes but is not one, and not in allow_paths ({c.status})" if among
+               else f"{path} is neither an episode nor in allow_paths ({c.status})")
+    result.findings.append(Finding("path-not-allowed", path, None, message))
 
 
 # --- the CLI front-end: changes from git ------------------------------------------------------

@@ -57,7 +57,7 @@ def test_the_message_says_a_stray_file_is_among_the_episodes(shelf) -> None:
     [finding] = judge(shelf, "docs/topics/notes.txt", status="added").findings
     assert "among the episodes" in finding.message
     [finding] = judge(shelf, "scripts/tool.sh", status="added").findings
-    assert "neither an episode nor upkeep" in finding.message
+    assert "neither an episode nor in allow_paths" in finding.message
 
 
 @pytest.mark.parametrize("path", DERIVED)
