@@ -8,14 +8,14 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from .adapters.pygithub import WRITE_SPACING, PyGithubPort
 from .events import Event
 from .inputs import Inputs
 from .job import Job, Workspace
+from .port import GitHubPort
 from .report import Reporter
 
 WRITE_SPACING_VAR = "MEMSHELF_BOT_WRITE_SPACING"
@@ -53,6 +53,8 @@ def write_spacing(env: Mapping[str, str]) -> float:
     `MEMSHELF_BOT_WRITE_SPACING` says otherwise (an API without such limits, e.g. the sandbox)."""
     raw = env.get(WRITE_SPACING_VAR, "").strip()
     if not raw:
+        from .adapters.pygithub import WRITE_SPACING
+
         return WRITE_SPACING
     try:
         value = float(raw)
@@ -63,6 +65,20 @@ def write_spacing(env: Mapping[str, str]) -> float:
     return value
 
 
+class LazyPort:
+    """The adapter, made on the first call: `mode: validate` and the local flows never pay for
+    importing PyGithub (most of the Action's start-up otherwise)."""
+
+    def __init__(self, connect: Callable[[], GitHubPort]) -> None:
+        self._connect = connect
+        self._port: GitHubPort | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._port is None:
+            self._port = self._connect()
+        return getattr(self._port, name)
+
+
 def build(env: Mapping[str, str], inputs: Inputs, reporter: Reporter) -> Job:
     """The job of one Actions step."""
     event = read_event(env)
@@ -70,7 +86,14 @@ def build(env: Mapping[str, str], inputs: Inputs, reporter: Reporter) -> Job:
     api_url = env.get("GITHUB_API_URL") or "https://api.github.com"
     server_url = (env.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/")
     token = inputs.token or env.get("GITHUB_TOKEN", "")
-    port = PyGithubPort(token, api_url, full_name, notify=reporter.log, write_spacing=write_spacing(env))
+    spacing = write_spacing(env)
+
+    def connect() -> GitHubPort:
+        from .adapters.pygithub import PyGithubPort
+
+        return PyGithubPort(token, api_url, full_name, notify=reporter.log, write_spacing=spacing)
+
+    port = cast(GitHubPort, LazyPort(connect))
     run_id = env.get("GITHUB_RUN_ID")
     workspace = Workspace(root=Path(env.get("GITHUB_WORKSPACE") or os.getcwd()),
                           remote_url=f"{server_url}/{full_name}.git", token=token, shelf_path=inputs.shelf_path,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -215,8 +216,7 @@ def test_writes_are_spaced_as_github_advises_unless_the_environment_says_otherwi
 
     def spacing(extra: dict[str, str]) -> float | None:
         job = build({**env, **extra}, Inputs(), WorkflowReporter(out=io.StringIO()))
-        assert isinstance(job.port, gh.PyGithubPort)
-        return job.port.write_spacing
+        return job.port.write_spacing  # the lazy port makes the adapter on this first use
 
     assert spacing({}) == gh.WRITE_SPACING == 0.25
     assert spacing({"MEMSHELF_BOT_WRITE_SPACING": "0"}) == 0.0
@@ -224,6 +224,12 @@ def test_writes_are_spaced_as_github_advises_unless_the_environment_says_otherwi
     for bad in ("soon", "-1", "61", "nan"):
         with pytest.raises(ContextError, match="MEMSHELF_BOT_WRITE_SPACING must be a number of seconds from 0 to 60"):
             spacing({"MEMSHELF_BOT_WRITE_SPACING": bad})
+
+
+def test_the_action_imports_pygithub_only_when_it_calls_github() -> None:
+    probe = "import sys, bot.action; print('github' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
 
 
 def test_no_token_where_the_flow_must_write_is_a_configuration_error_naming_the_input(tmp_path: Path) -> None:
