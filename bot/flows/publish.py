@@ -17,6 +17,7 @@ from ..job import Job
 from ..port import PortError, Reason
 from ..report import OUTPUTS, Level, Note, Publication, Reporter, Suggestion, comment, notes, summary
 from ..report.suggestions import suggest
+from . import stale
 
 
 def set_outputs(reporter: Reporter, **values: object) -> None:
@@ -73,9 +74,12 @@ def publish_check(job: Job, outcome: Outcome, shelf: Shelf | None, *, title: str
     suggestions = suggestions_for(job, outcome, shelf)
     publication = Publication(title, head_sha, outcome, job.workspace.shelf_path, tuple(suggestions), pr_number,
                               files, tuple(actions), tuple(remarks), job.workspace.run_url)
-    if pr_number is not None:
+    newer = stale.newer_head(job, pr_number, head_sha) if pr_number is not None else None
+    if newer is not None:
+        actions.append(stale.withheld(job, pr_number or 0, head_sha, newer))
+    elif pr_number is not None:
         actions.append(_sticky(job, publication, shelf))
-    for sink in job.sinks:
+    for sink in job.sinks if newer is None else ():
         actions.append(sink.publish(publication).said)
     counts = outcome.counts
     reporter.add_summary(summary.check_page(title, outcome, job.prefix, cut=list(reporter.cut), actions=actions,

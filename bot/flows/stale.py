@@ -1,0 +1,26 @@
+"""No stale writes: two runs for one pull request can finish out of order (a push while the
+first still runs), and the older one must not overwrite the newer verdict. So right before a run
+writes its verdict (comment, commit status, labels, check run, review), it re-reads the pull
+request's head; when the head has moved past the commit this run checked, it writes nothing to
+GitHub and says so in its log and summary (the run for the new head publishes). Its exit status
+is still its own verdict.
+"""
+
+from __future__ import annotations
+
+from ..job import Job
+
+
+def newer_head(job: Job, pr_number: int, checked_sha: str) -> str | None:
+    """The pull request's head when it is no longer `checked_sha` (this run is stale), else None."""
+    current = job.port.pull(pr_number).head_sha
+    return current if current and current != checked_sha else None
+
+
+def withheld(job: Job, pr_number: int, checked_sha: str, current: str) -> str:
+    """Say that this run's verdict stays off the pull request; the line for the summary."""
+    line = (f"Nothing was written to pull request #{pr_number}: its head moved from `{checked_sha[:12]}` (the "
+            f"commit this run checked) to `{current[:12]}`, whose own run publishes the verdict.")
+    job.reporter.log(f"memshelf-bot: pull request #{pr_number} moved on to {current[:12]}; this run's verdict "
+                     f"on {checked_sha[:12]} is not written (no stale writes)")
+    return line
