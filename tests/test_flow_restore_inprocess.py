@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.flows import open_pr
-from bot.port import PortError, RefUpdate, StatusState
+from bot.flows import commands, open_pr
+from bot.port import Permission, PortError, RefUpdate, StatusState
 from tests.action_harness import episode
-from tests.fakegh import World
+from tests.fakegh import World, git
 
 UPS = "docs/topics/2026-09-22-ups-runtime.md"
 BRANCH = "night-shift/ups"
@@ -68,3 +68,22 @@ def test_a_branch_that_moved_meanwhile_is_never_forced(world: World) -> None:
     assert code == 1 and world.gh.ops("create_commit") and not world.gh.ops("reset_bot_branch")
     assert world.gh.branch_sha(BRANCH) == pushed and world.gh.statuses[-1][0] == pushed
     assert "were not restored: the branch moved while the bot worked" in job.reporter.summary_text()
+
+
+def test_resolve_then_restores_the_regenerated_derived_files_so_the_pull_request_passes(world: World) -> None:
+    world.commit(BRANCH, {UPS: episode("2026-09-22-ups-runtime"), "INDEX.md": "# branch's\n"}, base="main")
+    pull = world.gh.add_pull(BRANCH)
+    world.commit("main", {"docs/topics/2026-09-23-nas.md": episode("2026-09-23-nas"), "INDEX.md": "# main's\n"})
+    world.gh.permissions["octo-maintainer"] = Permission.WRITE
+    job = world.job(world.comment_event(pull, "/shelf resolve"))
+    assert commands.run(job) == 0
+    head = world.gh.branch_sha(BRANCH)
+    [(_, (merge, _, paths))] = world.gh.ops("create_commit")
+    assert world.gh.ops("move_branch") == [("move_branch", (BRANCH, head))] and "INDEX.md" in paths
+    assert world.show(head, "INDEX.md") == "# main's\n" and merge == git(world.repo, "rev-parse", f"{head}^").strip()
+    assert git(world.repo, "log", "-1", "--format=%s", merge).startswith("Merge main")
+    assert not git(world.repo, "diff", "--name-only", "main", head, "--", *paths).strip()
+    assert job.reporter.outputs["commit_sha"] == head and world.gh.statuses[-1][0] == head
+    assert world.gh.statuses[-1][1].state is StatusState.SUCCESS
+    [reply] = [c.body for c in world.gh.comments_on[pull.number] if c.body.startswith("🚀")]
+    assert f"Restored {len(paths)} derived file(s)" in reply

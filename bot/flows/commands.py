@@ -21,7 +21,7 @@ from ..job import Job
 from ..port import PortError, PullRequest, PullState, Reaction, Reason
 from ..report import markdown as md
 from ..report.summary import VERDICT, plural
-from . import open_pr, render_main
+from . import open_pr, render_main, restore
 from .publish import set_outputs
 from .resolve_pr import Settlement, SettlementOutcome, settle
 
@@ -144,13 +144,16 @@ def _resolve(request: Request, pull: PullRequest) -> int:
     settled = settle(job, pull, request.login)
     settled.reason = job.reporter.clean(settled.reason)  # masked before Markdown escaping can hide a secret's shape
     job.reporter.log(f"memshelf-bot: /shelf resolve on #{request.number}: {settled.outcome}")
-    request.reply(pull, resolve_reply(settled, pull, job.prefix))
+    restored = (restore.restore(job, pull.head_ref, settled.commit, pull.base_ref)
+                if settled.outcome is SettlementOutcome.PUSHED else None)
+    said = restored.action(pull.head_ref, pull.base_ref) if restored else None
+    request.reply(pull, resolve_reply(settled, pull, job.prefix) + (f"\n- {said}" if said else ""))
     request.react(DONE if settled.outcome in (SettlementOutcome.PUSHED, SettlementOutcome.UP_TO_DATE) else FAILED)
-    if settled.outcome is SettlementOutcome.PUSHED:
+    if restored is not None:
         # a push with the job's token starts no workflow: validate the new head here; its verdict
         # goes to the pull request (status, comment), the command itself succeeded
-        open_pr.validate_pull(job, pull, settled.commit)
-        job.reporter.set_output("commit_sha", settled.commit)
+        open_pr.validate_pull(job, pull, restored.head)
+        job.reporter.set_output("commit_sha", restored.head)
     else:
         set_outputs(job.reporter, pr_number=request.number)
     return 1 if settled.outcome is SettlementOutcome.FAILED else 0

@@ -17,7 +17,7 @@ from ..job import Job
 from ..port import PortError, Reason
 from ..report import OUTPUTS, Level, Note, Publication, Reporter, Suggestion, comment, notes, summary
 from ..report.suggestions import suggest
-from . import stale
+from . import fork_comment, stale
 
 
 def set_outputs(reporter: Reporter, **values: object) -> None:
@@ -109,6 +109,9 @@ def _sticky(job: Job, publication: Publication, shelf: Shelf | None) -> str:
         result = comment.CommentResult(comment.CommentAction.FAILED, reason=exc.message if exc.reason in (
             Reason.UNAVAILABLE, Reason.RATE_LIMITED) else f"GitHub answered {exc.status}")
     reporter.log(f"memshelf-bot: {result.describe()}")
+    if result.action is comment.CommentAction.READ_ONLY and fork_comment.would_post(
+            job, publication.pr_number, publication.shelf_path, policy, has_news):
+        fork_comment.keep(job, publication.pr_number, publication.head_sha, text)
     if result.action in (comment.CommentAction.READ_ONLY, comment.CommentAction.FAILED):
         reporter.annotate(Note(Level.NOTICE, None, None, "memshelf-bot: no PR comment",
                                "The sticky comment could not be written (a fork's read-only token, or GitHub "
