@@ -4,6 +4,7 @@ the newer verdict stands."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from bot.flows import open_pr, pull_request
@@ -49,3 +50,16 @@ def test_an_agent_push_superseded_before_it_publishes_leaves_status_and_labels_a
     assert world.gh.statuses == statuses and statuses[-1][0] == third
     assert statuses[-1][1].state is StatusState.SUCCESS
     assert not world.gh.ops("set_status", "add_labels", "remove_label", "create_comment", "edit_comment")
+
+
+def test_a_head_github_has_not_yet_moved_to_this_runs_own_commit_is_not_stale(tmp_path: Path) -> None:
+    world = World.make(tmp_path)
+    first = world.commit("night-shift/nas", {NAS: episode("2026-09-23-nas")}, base="main")
+    pull = world.gh.add_pull("night-shift/nas")
+    own = world.commit("night-shift/nas", {NAS: episode("2026-09-23-nas", title="NAS")})  # e.g. the bot's fix
+    world.gh.pull = lambda number: replace(pull, head_sha=first)  # type: ignore[method-assign]
+    job = world.job(world.pr_event(replace(pull, head_sha=own), action="synchronize"), comment="always")
+    assert pull_request.run(job) == 0
+    [(_, (number, body))] = world.gh.ops("create_comment")
+    assert number == pull.number and own[:12] in body
+    assert "its head moved from" not in job.reporter.summary_text()

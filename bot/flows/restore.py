@@ -21,6 +21,7 @@ from memshelf_render.derived import is_derived
 from memshelf_render.escape import terminal
 from memshelf_render.shelf import Settings
 
+from ..basepolicy import BasePolicy
 from ..job import Job
 from ..port import FilesCommit, FileStatus, PortError, Reason, RefUpdate
 from ..report import markdown as md
@@ -66,8 +67,9 @@ def derived_changes(job: Job, head: str, base: str, settings: Settings) -> tuple
     """(merge base, the repository paths of derived files `head` changes since it left `base`),
     the shelf read with the base's `settings`."""
     comparison = job.port.compare(base, head)
+    policy = BasePolicy.read(job.port, comparison.base_sha, job.prefix)  # the reporter masks with the base's
     with job.workspace.local.checkout_of(head) as (tree, _):
-        shelf, _problems = job.load(tree, settings=settings)
+        shelf, _problems = job.load(tree, settings=settings, policy_text=policy.patterns)
         if shelf is None:
             return comparison.merge_base_sha, ()
         touched = [p for f in comparison.files

@@ -9,12 +9,23 @@ is still its own verdict.
 from __future__ import annotations
 
 from ..job import Job
+from ..port import PortError, Reason
 
 
 def newer_head(job: Job, pr_number: int, checked_sha: str) -> str | None:
-    """The pull request's head when it is no longer `checked_sha` (this run is stale), else None."""
+    """The pull request's head when it moved past `checked_sha` (this run is stale), else None.
+    A head that `checked_sha` descends from is GitHub not yet showing a commit this run made
+    itself (a restore, a fix, a resolve): not stale."""
     current = job.port.pull(pr_number).head_sha
-    return current if current and current != checked_sha else None
+    if not current or current == checked_sha:
+        return None
+    try:
+        lagging = job.port.compare(current, checked_sha).behind_by == 0
+    except PortError as exc:
+        if exc.reason is not Reason.NOT_FOUND:
+            raise
+        lagging = False
+    return None if lagging else current
 
 
 def withheld(job: Job, pr_number: int, checked_sha: str, current: str) -> str:
