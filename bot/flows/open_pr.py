@@ -2,9 +2,10 @@
 the same run.
 
 A pull request opened with the job's own token starts no other workflow, so nothing else would
-ever check it: this run does. It checks what the branch changes against the default branch (the
-guard and the rules, with the default branch's settings so a branch cannot widen its own
-allowances), opens the branch's one pull request or updates it (title from the episodes, body
+ever check it: this run does. Derived files the branch regenerated are first put back to the
+base's version by one bot commit (`restore_derived`, see restore.py). It checks what the branch
+changes against the default branch (the guard and the rules, with the default branch's settings
+so a branch cannot widen its own allowances), opens the branch's one pull request or updates it (title from the episodes, body
 with each digest, kind and the verdict, between markers that keep a human's text), publishes the
 verdict as the commit status `memshelf-bot/validate` on the pushed commit, sets the labels, and
 posts the sticky comment of the pull-request flow. With `auto_merge` it arms GitHub's
