@@ -8,7 +8,7 @@ $GITHUB_OUTPUT and its report in $GITHUB_STEP_SUMMARY whatever happens.
 - `push` to an agent branch (`branch_patterns`, never the bot's own `memshelf-bot/…`) → open or
   update its pull request, validated in the same run (`open-pr`);
 - `issue_comment` → the `/shelf` commands of a pull request's conversation (`resolve`);
-- `workflow_dispatch` → render on the default branch;
+- `workflow_dispatch` and `schedule` → render on the default branch (a no-op when it is fresh);
 - anything else → a notice, exit 0.
 Exit status: the flow's (0 clean, 1 violations or a failed render, 2 configuration error).
 """
@@ -24,7 +24,7 @@ from . import context
 from . import inputs as action_inputs
 from .context import ContextError
 from .events import EventKind
-from .flows import commands, local, open_pr, pull_request, render_main
+from .flows import commands, fork_comment, local, open_pr, pull_request, render_main
 from .flows.publish import set_outputs
 from .gitlocal import GitFailed
 from .job import Job
@@ -70,6 +70,8 @@ def not_handled(job: Job, what: str) -> int:
 def on_pull_request(job: Job) -> int:
     if job.event.action == "closed" or job.event.pr_state == "closed":
         return not_handled(job, "a closed pull request")
+    if job.event.fork:  # the checkout is the fork's: nothing it planted is uploaded as the bot's comment
+        fork_comment.clear(job.workspace.root)
     return pull_request.run(job)
 
 
@@ -84,6 +86,7 @@ EVENT_FLOWS: dict[EventKind, Flow] = {
     EventKind.PUSH: on_push,
     EventKind.ISSUE_COMMENT: commands.run,
     EventKind.WORKFLOW_DISPATCH: on_dispatch,
+    EventKind.SCHEDULE: on_dispatch,  # the scheduled render catches merges that started no workflow
 }
 
 

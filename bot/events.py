@@ -20,6 +20,7 @@ class EventKind(StrEnum):
     PUSH = "push"
     ISSUE_COMMENT = "issue_comment"
     WORKFLOW_DISPATCH = "workflow_dispatch"
+    SCHEDULE = "schedule"
     CHECK_RUN = "check_run"
     CHECK_SUITE = "check_suite"
     OTHER = "other"

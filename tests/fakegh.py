@@ -145,7 +145,10 @@ class FakeGH:
         self._record("pull", number)
         if number not in self.pulls:
             raise PortError(Reason.NOT_FOUND, f"read pull request #{number}: Not Found", 404)
-        return self.pulls[number]
+        pull = self.pulls[number]
+        if pull.state is PullState.OPEN and pull.head_repo == self.full_name:  # GitHub follows the branch
+            pull = self.pulls[number] = replace(pull, head_sha=self.branch_sha(pull.head_ref))
+        return pull
 
     def pull_files(self, number: int) -> PullFiles:
         self._record("pull_files", number)

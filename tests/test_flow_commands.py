@@ -100,17 +100,23 @@ def test_resolve_from_a_writer_regenerates_derived_files_unions_the_log_and_push
     [comment_id] = [c.id for c in harness.sb.state.comments.values() if c.body == "/shelf resolve"]
 
     assert result.exit_code == 0, result.stdout + result.stderr
-    new = harness.sb.store.ref("refs/heads/shelve/nas")
-    merge = harness.sb.store.commit(new or "")
+    new = harness.sb.store.ref("refs/heads/shelve/nas") or ""
+    restored = harness.sb.store.commit(new)  # restore_derived: the bot's commit on top of its merge
+    assert restored.message.startswith("Restore derived files of shelve/nas to main's version")
+    [pushed] = restored.parents
+    merge = harness.sb.store.commit(pushed)
     assert merge.parents == (head, main)  # the old head is the first parent: a fast-forward, never a force
     assert merge.message.startswith("Merge main into shelve/nas\n\nSettled by memshelf-bot on /shelf resolve "
                                     "(requested by octo-maintainer)")
     assert (merge.author.name, merge.author.email) == ("github-actions[bot]",
                                                         "41898282+github-actions[bot]@users.noreply.github.com")
+    assert (restored.author.name, restored.author.email) == (merge.author.name, merge.author.email)
     assert pushes(harness, mark) == 1
-    checkout = harness.workspace(new or "")
+    checkout = harness.workspace(pushed)
     shelf, _ = load_shelf(checkout)
     assert shelf is not None and render_shelf(shelf, check=True).drifted == []  # derived files = a fresh render
+    derived = ["ledger.tsv", "docs/topics/.meta.json", "stats.svg"]
+    assert git("diff", "--name-only", main or "", new, "--", *derived, cwd=workspace, home=harness.home) == ""
     log = (checkout / "recall-log.tsv").read_text(encoding="utf-8").splitlines()
     assert log == ["episode_id\tsection\tfetched_tokens", "2026-09-16-tower-rack-case\tDecisions\t41", NAS_ROW,
                    UPS_ROW]
@@ -121,11 +127,13 @@ def test_resolve_from_a_writer_regenerates_derived_files_unions_the_log_and_push
 
     assert reactions(harness, comment_id) == [("eyes", "github-actions[bot]"), ("rocket", "github-actions[bot]")]
     [reply] = replies(harness, number)
-    assert reply.startswith(f"🚀 Merged `main` (`{main[:12]}`) into `shelve/nas` and pushed `{new[:12]}`: a plain "
+    assert reply.startswith(f"🚀 Merged `main` (`{main[:12]}`) into `shelve/nas` and pushed `{pushed[:12]}`: a plain "
                             f"push on top of `{head[:12]}`.")
     assert "\n- regenerated from the merged episodes: `ledger.tsv`, `docs/topics/.meta.json`, `stats.svg`\n" in reply
     assert "- unioned, every row from both sides kept: `recall-log.tsv`" in reply
-    assert any(s.context == "memshelf-bot/validate" for s in harness.sb.state.latest_statuses(new or ""))
+    assert "derived file(s) this branch regenerated to `main`'s version (commit `" in reply
+    assert [s.state for s in harness.sb.state.latest_statuses(new) if s.context == "memshelf-bot/validate"] == [
+        "success"]
     assert result.outputs["commit_sha"] == new and result.outputs["pr_number"] == str(number)
     assert git("status", "--porcelain", cwd=workspace, home=harness.home) == ""  # the workspace is never used
     assert git("rev-parse", "HEAD", cwd=workspace, home=harness.home) == main
@@ -192,7 +200,9 @@ def test_a_branch_that_moves_during_resolve_is_never_overwritten(
                                             comment_id=comment_id))
     assert result == 0
     new = harness.sb.store.ref("refs/heads/shelve/nas") or ""
-    assert harness.sb.store.commit(new).parents[0] == moved[0]  # built on the human's commit, not over it
+    restored = harness.sb.store.commit(new)  # restore_derived's commit on top of the merge
+    assert restored.message.startswith("Restore derived files of shelve/nas")
+    assert harness.sb.store.commit(restored.parents[0]).parents[0] == moved[0]  # on the human's commit, not over it
     assert harness.sb.store.is_ancestor(head, new)
     [reply] = replies(harness, number)
     assert "- the branch moved while the bot worked: 2 attempts in all, each on its newest head" in reply
@@ -271,9 +281,12 @@ def test_resolve_on_a_branch_that_already_contains_its_base(harness: Harness) ->
     number = pull_for(harness, "shelve/stale")
     result, _ = command(harness, number, "/shelf resolve")
     new = harness.sb.store.ref("refs/heads/shelve/stale") or ""
-    assert result.exit_code == 0 and harness.sb.store.commit(new).parents == (head,)
-    assert harness.sb.store.commit(new).message.startswith("Regenerate the derived files of shelve/stale")
-    assert "2026-09-22-ups" in harness.show(new, "INDEX.md")
+    [regenerated] = harness.sb.store.commit(new).parents  # then restore_derived puts main's back
+    assert result.exit_code == 0 and harness.sb.store.commit(regenerated).parents == (head,)
+    assert harness.sb.store.commit(regenerated).message.startswith("Regenerate the derived files of shelve/stale")
+    assert "2026-09-22-ups" in harness.show(regenerated, "INDEX.md")
+    main = harness.sb.store.ref("refs/heads/main") or ""
+    assert harness.show(new, "INDEX.md") == harness.show(main, "INDEX.md")
     assert replies(harness, number)[-1].startswith("🚀 `shelve/stale` already contains `main` (")
 
     plain = harness.open_pr("shelve/plain", {NAS: episode("2026-09-23-nas")})

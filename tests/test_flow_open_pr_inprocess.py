@@ -209,7 +209,7 @@ def test_resolve_from_a_writer_settles_derived_conflicts_and_pushes_a_plain_merg
     head = pull.head_sha
     world.commit("main", {NAS: episode("2026-09-23-nas"), "INDEX.md": "# main's\n"})
     world.gh.permissions["octo-maintainer"] = Permission.WRITE
-    job = world.job(world.comment_event(pull, "/shelf resolve"))
+    job = world.job(world.comment_event(pull, "/shelf resolve"), restore_derived=False)  # the merge alone
     assert commands.run(job) == 0
     pushed = world.gh.branch_sha("night-shift/ups")
     assert pushed != head and job.reporter.outputs["commit_sha"] == pushed

@@ -2,8 +2,8 @@
 
 A comment is a command only when its first line starts with `/shelf`; any other comment is
 ignored without a word, and so is every comment by a bot (the bot never answers itself or
-another bot). The bot reacts 👀 when it takes a command up, then 🚀 or 😕. `resolve` and `render`
-change branches, so they need the commenter to have write access, asked of the API (the
+another bot). The bot reacts 👀 when it takes a command up, then 🚀 or 😕. `resolve`, `fix` and
+`render` change branches, so they need the commenter to have write access, asked of the API (the
 collaborator permission), never inferred from the event's `author_association`. `help` and any
 unknown command get the list of commands. A command whose comment was deleted before the bot
 could react is withdrawn: nothing happens.
@@ -21,7 +21,8 @@ from ..job import Job
 from ..port import PortError, PullRequest, PullState, Reaction, Reason
 from ..report import markdown as md
 from ..report.summary import VERDICT, plural
-from . import open_pr, render_main
+from . import fix_pr, open_pr, render_main, restore
+from .fix_pr import FixOutcome
 from .publish import set_outputs
 from .resolve_pr import Settlement, SettlementOutcome, settle
 
@@ -31,6 +32,7 @@ HELP = """memshelf-bot answers these commands, as the first line of a pull reque
 | command | what it does | who |
 |---|---|---|
 | `/shelf resolve` | merges the base branch into this pull request's branch, regenerates the derived files from the merged episodes, unions `recall-log.tsv`, and pushes the merge (a plain push, never a force); an episode that conflicts is left to you, with instructions | write access |
+| `/shelf fix` | applies the mechanical fixes (`memshelf-bot fix`: ids, tags lists, quoting, control characters, a BOM, secrets masked) to the episodes this pull request changes and commits them to its branch (never a force); not for forks | write access |
 | `/shelf render` | re-renders the bot's own branch (`memshelf-bot/…`) from the latest base | write access |
 | `/shelf help` | this list | anyone |"""
 
@@ -144,13 +146,16 @@ def _resolve(request: Request, pull: PullRequest) -> int:
     settled = settle(job, pull, request.login)
     settled.reason = job.reporter.clean(settled.reason)  # masked before Markdown escaping can hide a secret's shape
     job.reporter.log(f"memshelf-bot: /shelf resolve on #{request.number}: {settled.outcome}")
-    request.reply(pull, resolve_reply(settled, pull, job.prefix))
+    restored = (restore.restore(job, pull.head_ref, settled.commit, pull.base_ref)
+                if settled.outcome is SettlementOutcome.PUSHED else None)
+    said = restored.action(pull.head_ref, pull.base_ref) if restored else None
+    request.reply(pull, resolve_reply(settled, pull, job.prefix) + (f"\n- {said}" if said else ""))
     request.react(DONE if settled.outcome in (SettlementOutcome.PUSHED, SettlementOutcome.UP_TO_DATE) else FAILED)
-    if settled.outcome is SettlementOutcome.PUSHED:
+    if restored is not None:
         # a push with the job's token starts no workflow: validate the new head here; its verdict
         # goes to the pull request (status, comment), the command itself succeeded
-        open_pr.validate_pull(job, pull, settled.commit)
-        job.reporter.set_output("commit_sha", settled.commit)
+        open_pr.validate_pull(job, pull, restored.head)
+        job.reporter.set_output("commit_sha", restored.head)
     else:
         set_outputs(job.reporter, pr_number=request.number)
     return 1 if settled.outcome is SettlementOutcome.FAILED else 0
@@ -239,4 +244,21 @@ def resolve_reply(settled: Settlement, pull: PullRequest, prefix: str) -> str:
     return "\n".join(lines)
 
 
-HANDLERS: dict[str, Callable[[Request, PullRequest], int]] = {"resolve": _resolve, "render": _render, "help": _help}
+def _fix(request: Request, pull: PullRequest) -> int:
+    job = request.job
+    if not _writer(request, pull):
+        return 0
+    fixing = fix_pr.fix_pull(job, pull)
+    job.reporter.log(f"memshelf-bot: /shelf fix on #{request.number}: {fixing.outcome}")
+    request.reply(pull, fix_pr.reply(fixing, pull, job.prefix))
+    request.react(FAILED if fixing.outcome in (FixOutcome.REFUSED, FixOutcome.FAILED, FixOutcome.MOVED) else DONE)
+    if fixing.outcome is FixOutcome.COMMITTED:  # a push with the job's token starts no workflow: check it here
+        open_pr.validate_pull(job, pull, fixing.head)
+        job.reporter.set_output("commit_sha", fixing.head)
+    else:
+        set_outputs(job.reporter, pr_number=request.number)
+    return 1 if fixing.outcome is FixOutcome.FAILED else 0
+
+
+HANDLERS: dict[str, Callable[[Request, PullRequest], int]] = {"resolve": _resolve, "fix": _fix, "render": _render,
+                                                               "help": _help}

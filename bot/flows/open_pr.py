@@ -2,9 +2,10 @@
 the same run.
 
 A pull request opened with the job's own token starts no other workflow, so nothing else would
-ever check it: this run does. It checks what the branch changes against the default branch (the
-guard and the rules, with the default branch's settings so a branch cannot widen its own
-allowances), opens the branch's one pull request or updates it (title from the episodes, body
+ever check it: this run does. Derived files the branch regenerated are first put back to the
+base's version by one bot commit (`restore_derived`, see restore.py). It checks what the branch
+changes against the default branch (the guard and the rules, with the default branch's settings
+so a branch cannot widen its own allowances), opens the branch's one pull request or updates it (title from the episodes, body
 with each digest, kind and the verdict, between markers that keep a human's text), publishes the
 verdict as the commit status `memshelf-bot/validate` on the pushed commit, sets the labels, and
 posts the sticky comment of the pull-request flow. With `auto_merge` it arms GitHub's
@@ -27,7 +28,7 @@ from ..job import Job
 from ..port import COMPARE_FILES_CAP, Comparison, PullEdit, PullRequest
 from ..report import Level, Note, pr_body
 from ..report.summary import headline
-from . import render_main
+from . import render_main, restore, stale
 from .publish import config_error, publish_check, set_outputs
 from .pull_request import base_episode_ids, base_settings, text_at
 
@@ -122,13 +123,15 @@ def run(job: Job, branch: str, head_sha: str | None = None) -> int:
         set_outputs(job.reporter)
         return 0
     base = job.default_branch()
+    restored = restore.restore(job, branch, after, base)
+    after = restored.head
     outcome, shelf, comparison, files = check_branch(job, after, base)
     heading = f"push to {branch}"
     if comparison.ahead_by == 0:
         return publish_check(job, outcome, shelf, title=heading, head_sha=after, files=files, actions=[
             f"`{branch}` has no commit that `{base}` lacks, so there is nothing to propose: no pull request."])
     title, full, compact = _description(job, outcome, shelf, branch, base, after)
-    actions: list[str] = []
+    actions = [line for line in (restored.action(branch, base),) if line]
     try:
         pull, opened = pulls.find_or_open(job.port, branch, base, title,
                                           pr_body.merged(None, full, compact, job.workspace.shelf_path))
@@ -169,6 +172,9 @@ def _decorate(job: Job, pull: PullRequest, outcome: Outcome, shelf: Shelf | None
               heading: str, actions: list[str], *, auto_merge: bool) -> int:
     """Labels, the commit status, auto-merge, then the sticky comment, summary and outputs."""
     port = job.port
+    if stale.newer_head(job, pull.number, head_sha) is not None:  # a newer run labels and publishes
+        return publish_check(job, outcome, shelf, title=heading, head_sha=head_sha, pr_number=pull.number,
+                             files=files, actions=actions)
     invalid = outcome.verdict is not Verdict.VALID
     added, removed = pulls.sync_labels(port, pull, invalid)
     if added or removed:

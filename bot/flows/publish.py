@@ -17,6 +17,7 @@ from ..job import Job
 from ..port import PortError, Reason
 from ..report import OUTPUTS, Level, Note, Publication, Reporter, Suggestion, comment, notes, summary
 from ..report.suggestions import suggest
+from . import fork_comment, stale
 
 
 def set_outputs(reporter: Reporter, **values: object) -> None:
@@ -73,9 +74,12 @@ def publish_check(job: Job, outcome: Outcome, shelf: Shelf | None, *, title: str
     suggestions = suggestions_for(job, outcome, shelf)
     publication = Publication(title, head_sha, outcome, job.workspace.shelf_path, tuple(suggestions), pr_number,
                               files, tuple(actions), tuple(remarks), job.workspace.run_url)
-    if pr_number is not None:
+    newer = stale.newer_head(job, pr_number, head_sha) if pr_number is not None else None
+    if newer is not None:
+        actions.append(stale.withheld(job, pr_number or 0, head_sha, newer))
+    elif pr_number is not None:
         actions.append(_sticky(job, publication, shelf))
-    for sink in job.sinks:
+    for sink in job.sinks if newer is None else ():
         actions.append(sink.publish(publication).said)
     counts = outcome.counts
     reporter.add_summary(summary.check_page(title, outcome, job.prefix, cut=list(reporter.cut), actions=actions,
@@ -105,6 +109,9 @@ def _sticky(job: Job, publication: Publication, shelf: Shelf | None) -> str:
         result = comment.CommentResult(comment.CommentAction.FAILED, reason=exc.message if exc.reason in (
             Reason.UNAVAILABLE, Reason.RATE_LIMITED) else f"GitHub answered {exc.status}")
     reporter.log(f"memshelf-bot: {result.describe()}")
+    if result.action is comment.CommentAction.READ_ONLY and fork_comment.would_post(
+            job, publication.pr_number, publication.shelf_path, policy, has_news):
+        fork_comment.keep(job, publication.pr_number, publication.head_sha, text)
     if result.action in (comment.CommentAction.READ_ONLY, comment.CommentAction.FAILED):
         reporter.annotate(Note(Level.NOTICE, None, None, "memshelf-bot: no PR comment",
                                "The sticky comment could not be written (a fork's read-only token, or GitHub "

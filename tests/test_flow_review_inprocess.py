@@ -1,0 +1,48 @@
+"""Suggestions as review comments (the review sink) where the token may write, in-process: one
+review on the checked head with a ```suggestion block per fix; none with a fork's read-only token,
+and none from a run whose head was superseded."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bot.flows import pull_request
+from bot.report.review import ReviewSink
+from tests.action_harness import episode
+from tests.fakegh import World
+
+NAS = "docs/topics/2026-09-23-nas.md"
+FIXABLE = episode("2026-09-23-nas", title="NAS").replace("id: 2026-09-23-nas\n", "id: nas-move\n")
+
+
+def run(tmp_path: Path, *, fork: bool = False, superseded: bool = False):
+    world = World.make(tmp_path)
+    world.commit("night-shift/nas", {NAS: FIXABLE}, base="main")
+    pull = world.gh.add_pull("night-shift/nas")
+    if superseded:
+        world.commit("night-shift/nas", {"docs/topics/2026-09-24-dns.md": episode("2026-09-24-dns")})
+    job = world.job(world.pr_event(pull, fork=fork))
+    job.sinks.append(ReviewSink(world.gh, job.reporter.clean))
+    return pull_request.run(job), job, world, pull
+
+
+def test_a_writer_token_posts_one_review_with_the_suggestion_on_the_checked_head(tmp_path: Path) -> None:
+    code, job, world, pull = run(tmp_path)
+    assert code == 1
+    [(number, sha, comments)] = world.gh.reviews
+    assert (number, sha) == (pull.number, pull.head_sha)
+    [suggestion] = [c for c in comments if "id-mismatch" in c.body]
+    assert suggestion.path == NAS and FIXABLE.split("\n")[suggestion.line - 1] == "id: nas-move"
+    assert "```suggestion\nid: 2026-09-23-nas\n```" in suggestion.body
+    assert "suggested change(s) as review comments" in job.reporter.summary_text()
+
+
+def test_a_fork_token_posts_no_review_and_the_summary_keeps_the_suggestions(tmp_path: Path) -> None:
+    code, job, world, _ = run(tmp_path, fork=True)
+    assert code == 1 and world.gh.reviews == [] and not world.gh.ops("review")
+    assert "Suggested changes: in this summary (the token may not review)." in job.reporter.summary_text()
+
+
+def test_a_superseded_run_posts_no_review(tmp_path: Path) -> None:
+    code, _, world, _ = run(tmp_path, superseded=True)
+    assert code == 1 and world.gh.reviews == []
