@@ -51,16 +51,21 @@ def missing_sandbox(args: argparse.Namespace) -> int:
     return 2
 
 
-def build() -> argparse.ArgumentParser:
-    """The whole parser: core commands, the bot's, and the installed plugins'."""
+def build(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The whole parser: core commands, the bot's, and the installed plugins'. The plugins (an
+    entry-point scan) are left out when `argv` names a command already known, or only asks for
+    `--version`: those need none of them, and every command starts faster."""
     parser, sub = build_parser()
     _add_bot_commands(sub)
-    _add_plugins(sub)
+    first = argv[0] if argv else None
+    if first is None or not (first in sub.choices or first == "--version"):
+        _add_plugins(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    return dispatch(build(), argv)
+    argv = sys.argv[1:] if argv is None else argv
+    return dispatch(build(argv), argv)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,19 @@ repository API, `app.py`/`routes_app.py`/`routes_hooks.py` for GitHub's side of 
 `events.py`/`webhooks.py`/`delivery.py` for the webhooks it delivers.
 """
 
-from .gitstore import GitStore, Person, init_bare, seed_bare_repo
-from .sandbox import Sandbox
+from __future__ import annotations
 
-__all__ = ["GitStore", "Person", "Sandbox", "init_bare", "seed_bare_repo"]
+from importlib import import_module
+from typing import Any
+
+_EXPORTS = {"GitStore": "gitstore", "Person": "gitstore", "init_bare": "gitstore", "seed_bare_repo": "gitstore",
+            "Sandbox": "sandbox"}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    """The exports, imported on first use: `memshelf-bot` loads this package to register its
+    commands, and must not pay for the server (and its OpenAPI validator) to print `--help`."""
+    if name not in _EXPORTS:
+        raise AttributeError(name)
+    return getattr(import_module(f".{_EXPORTS[name]}", __name__), name)
