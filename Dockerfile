@@ -79,7 +79,7 @@ RUN apt-get update \
       ! -name textTools.py ! -name __pycache__ -exec rm -rf {} + \
  && find . -path './*.libs' -prune -o -type f -name '*.so' -exec strip --strip-unneeded {} + \
  && /opt/memshelf-bot/venv/bin/python -c "import pathlib; [p.unlink() for p in pathlib.Path('.').rglob('__pycache__/*.pyc') if not (p.parent.parent / (p.name.split('.')[0] + '.py')).exists()]" \
- && /opt/memshelf-bot/venv/bin/python -c "import numpy.linalg, PIL.Image, yaml, jsonschema, github, jwt, nacl.public, kiwisolver, matplotlib.font_manager, waitress, huey, prometheus_client, redis, bot.app.serve, bot.app.worker; from matplotlib.backends import backend_svg; from cryptography.hazmat.primitives.asymmetric import rsa" \
+ && /opt/memshelf-bot/venv/bin/python -c "import numpy.linalg, PIL.Image, yaml, jsonschema, github, jwt, nacl.public, kiwisolver, matplotlib.font_manager, waitress, huey, prometheus_client, bot.app.serve, bot.app.worker; from matplotlib.backends import backend_svg; from cryptography.hazmat.primitives.asymmetric import rsa" \
  && /opt/memshelf-bot/venv/bin/memshelf-bot --version
 
 FROM python:3.12-slim

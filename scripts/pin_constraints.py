@@ -20,7 +20,6 @@ from packaging.requirements import Requirement
 
 PROJECT = "memshelf-bot"
 IMAGE_PYTHONS = ("3.11", "3.12")  # the image's python:3.12-slim, and Debian's 3.11 in the CI stand-in
-IMAGE_EXTRAS = {"redis"}  # the image runs `serve`/`worker --redis` too (scale-out)
 DEFAULT_OUT = Path(__file__).resolve().parent.parent / "constraints.txt"
 HEADER = """\
 # Exact versions of memshelf-bot's runtime dependencies, installed into the Action image
@@ -47,7 +46,7 @@ def runtime_pins(project: str = PROJECT) -> dict[str, str]:
     """
     pins: dict[str, str] = {}
     walked: set[tuple[str, str]] = set()
-    todo: list[tuple[str, set[str]]] = [(project, set(IMAGE_EXTRAS))]
+    todo: list[tuple[str, set[str]]] = [(project, set())]
     while todo:
         name, extras = todo.pop()
         try:
