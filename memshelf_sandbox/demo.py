@@ -26,12 +26,12 @@ from .demo_stage import (
     BAD,
     BOT_TOKEN,
     BRANCH,
-    EXAMPLE,
     GOOD,
     REPO,
     Demo,
     expect,
     heading,
+    rendered_example,
     show_annotations,
     show_comment,
     show_file,
@@ -107,15 +107,9 @@ def play(work: Path) -> None:
     from memshelf_render.shelf import load_shelf
     from memshelf_render.stats import format_text, shelf_stats
 
-    from . import Sandbox, seed_bare_repo
+    from . import Sandbox
 
-    seed = work / "seed"
-    shutil.copytree(EXAMPLE, seed)
-    shelf, _ = load_shelf(seed)
-    assert shelf is not None
-    render_shelf(shelf)
-    bare = work / "shelf.git"
-    seed_bare_repo(seed, bare, message="Example shelf, rendered")
+    bare = rendered_example(work)
     with Sandbox.start(bare, REPO, allow_auto_merge=True) as sb:
         sb.add_token(AGENT_TOKEN, AGENT, permission="write", integration=False)
         sb.add_token(BOT_TOKEN, "github-actions[bot]", permission="write")

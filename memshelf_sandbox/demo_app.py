@@ -26,7 +26,19 @@ from typing import Any, TypeVar
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from .demo_stage import AGENT, AGENT_TOKEN, BAD, BRANCH, EXAMPLE, GOOD, REPO, Demo, expect, heading, show_file
+from .demo_stage import (
+    AGENT,
+    AGENT_TOKEN,
+    BAD,
+    BRANCH,
+    GOOD,
+    REPO,
+    Demo,
+    expect,
+    heading,
+    rendered_example,
+    show_file,
+)
 
 APP_ID, SLUG = 31337, "memshelf-bot-demo"
 BOT = f"{SLUG}[bot]"
@@ -99,20 +111,11 @@ def _sticky(repo: Any, number: int) -> str:
 
 
 def play_app(work: Path) -> None:
-    from memshelf_render.render import render_shelf
-    from memshelf_render.shelf import load_shelf
-
-    from . import Sandbox, seed_bare_repo
+    from . import Sandbox
     from .app import App
     from .demo import BAD_TEXT, GOOD_TEXT, _fixed
 
-    seed = work / "seed"
-    shutil.copytree(EXAMPLE, seed)
-    shelf, _ = load_shelf(seed)
-    assert shelf is not None
-    render_shelf(shelf)
-    bare = work / "shelf.git"
-    seed_bare_repo(seed, bare, message="Example shelf, rendered")
+    bare = rendered_example(work)
     pem = rsa.generate_private_key(public_exponent=65537, key_size=2048).private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
     key = work / "app.pem"

@@ -4,6 +4,7 @@ runs the bot's steps, and the printing both acts share."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import textwrap
 from pathlib import Path
@@ -89,6 +90,23 @@ class Demo:
         return {"ref": ref, "before": before, "after": after, "created": set(before) == {"0"}, "commits": commits,
                 "head_commit": commits[-1] if commits else None, "pusher": {"name": pusher},
                 "repository": repo.raw_data}
+
+
+def rendered_example(work: Path) -> Path:
+    """The example shelf, rendered, as the first commit of a bare repository under `work`."""
+    from memshelf_render.render import render_shelf
+    from memshelf_render.shelf import load_shelf
+
+    from .gitstore import seed_bare_repo
+
+    seed = work / "seed"
+    shutil.copytree(EXAMPLE, seed)
+    shelf, _ = load_shelf(seed)
+    assert shelf is not None
+    render_shelf(shelf)
+    bare = work / "shelf.git"
+    seed_bare_repo(seed, bare, message="Example shelf, rendered")
+    return bare
 
 
 def show_file(sb: Any, commit: str | None, path: str) -> str:
