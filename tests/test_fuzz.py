@@ -1,12 +1,16 @@
 """Property tests: no input, however broken, makes the parser or validate raise.
 
-Every input yields findings or a clean pass. The big runs (20,000+ examples) are marked slow;
-CI runs them.
+Every input yields findings or a clean pass. Hypothesis explores (and shrinks) a few thousand
+examples per property; the big volume runs are plain seeded loops, which cost a fraction of
+hypothesis's generation per example: the YAML fast path's 40k here, and the 100k inputs of
+`test_fuzz_loop.py` through the parser and every per-episode rule.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
+import random
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -70,7 +74,7 @@ def _validate_bytes(shelf, data: bytes) -> list[Finding]:
 
 
 FAST = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
-SLOW = settings(max_examples=20_000, deadline=None, suppress_health_check=list(HealthCheck))
+SLOW = settings(max_examples=2_000, deadline=None, suppress_health_check=list(HealthCheck))
 
 
 @FAST
@@ -88,14 +92,14 @@ def test_validate_mutated_episode(fuzz_shelf, ops):
 @pytest.mark.slow
 @SLOW
 @given(st.one_of(st.binary(max_size=6000), _mutations().map(lambda ops: mutate(SESSION.encode(), ops))))
-def test_parse_20k(data):
+def test_parse_mixed_inputs(data):
     _assert_parse_total(data)
 
 
 @pytest.mark.slow
 @SLOW
 @given(st.one_of(_mutations().map(lambda ops: mutate(TOPIC.encode(), ops)), st.binary(max_size=3000)))
-def test_validate_20k(fuzz_shelf, data):
+def test_validate_mixed_inputs(fuzz_shelf, data):
     _validate_bytes(fuzz_shelf, data)
 
 
@@ -247,12 +251,76 @@ def test_simple_frontmatter_fast_path_equals_yaml():
     """Whenever the fast path answers, PyYAML (the full loader) gives the very same mapping and
     key lines; otherwise the fast path declines and the full loader decides. Most blocks are in
     the fast path's subset, and the test fails if it stops answering them."""
-    _fast_path_run(3000)
+    _fast_path_run(300)
 
 
-@pytest.mark.slow
+# The same grammar as `_blocks`, drawn from a seeded `random.Random` in a plain loop: hypothesis
+# spends ~6 ms an example generating, the comparison itself ~0.2 ms, so the 40k run is a loop.
+_WORD_CHARS = [*"abcé019 -._/", "yes", "1_0", ".inf", "2026-01-02"]
+_PLAIN_CHARS = [*"abcxyzé019 -._/+", "yes", "null", "0x1F", "1_0", "1-2", "0", "0123", "60000", ".inf",
+                "2026-01-02", "12e-3", "1.5e-3", "٣", "True", "~"]
+_DQ_CHARS = [*"ab é:#'[]{}", "\\n", "\\t", '\\"', "\\\\", "\\/", "\\u00e9", "\\u0041", "🚀"]
+_SQ_CHARS = [*"ab é:#\"[]", "''"]
+_FLOW_CHARS = [*"abcé019._/", "yes", "null", "1_0", "2026-01-02"]
+_ELIGIBLE_KEYS = ["id", "kind", "span", "tags", "notes", "a_b", "x1", "display_title"]
+_MIXED_KEYS = ["id", "kind", "span", "tags", "notes", "yes", "on", "null", "True", "a_b", "x1"]
+
+
+def _join(rng, alphabet, low: int, high: int) -> str:
+    return "".join(rng.choice(alphabet) for _ in range(rng.randint(low, high)))
+
+
+def _random_word(rng) -> str:
+    return _join(rng, _WORD_CHARS, 0, 6) if rng.random() < 0.5 else _join(rng, _PALETTE, 0, 8)
+
+
+def _random_mixed_line(rng) -> str:
+    pick = rng.randrange(6)
+    if pick < 4:
+        shape = rng.randrange(5)
+        value = (_random_word(rng), '"' + _random_word(rng) + '"', "'" + _random_word(rng) + "'",
+                 "[" + ", ".join(_random_word(rng) for _ in range(rng.randint(0, 4))) + "]", "")[shape]
+        return rng.choice(_MIXED_KEYS) + rng.choice([": ", ":", ":  ", ": \t"]) + value
+    if pick == 4:
+        return "#" + _random_word(rng)
+    return rng.choice(["", "  ", " \t", "  indented: x", "- item", "..."])
+
+
+def _random_plain_word(rng) -> str:
+    while True:
+        word = _join(rng, _PLAIN_CHARS, 1, 6)
+        if word.strip() and word[0] not in " -":
+            return word
+
+
+def _random_eligible_line(rng) -> str:
+    if rng.randrange(4) == 0:
+        return rng.choice(["", "# a comment", "#"])
+    shape = rng.randrange(5)
+    value = (_random_plain_word(rng), '"' + _join(rng, _DQ_CHARS, 0, 6) + '"', "'" + _join(rng, _SQ_CHARS, 0, 6) + "'",
+             "[" + ", ".join(_join(rng, _FLOW_CHARS, 1, 4) for _ in range(rng.randint(0, 4))) + "]", "")[shape]
+    return (rng.choice(_ELIGIBLE_KEYS) + rng.choice([": ", ":  "]) + value).rstrip()
+
+
+def _random_block(rng) -> list[str]:
+    if rng.randrange(4) == 0:
+        return [_random_mixed_line(rng) for _ in range(rng.randint(1, 5))]
+    return [_random_eligible_line(rng) for _ in range(rng.randint(1, 6))]
+
+
 def test_simple_frontmatter_fast_path_equals_yaml_40k():
-    _fast_path_run(40_000)
+    """40,000 seeded blocks of the same grammar through the same comparison (issue 9: the big fuzz
+    runs in the suite; `MEMSHELF_FUZZ_SEED` picks another seed)."""
+    rng = random.Random(int(os.environ.get("MEMSHELF_FUZZ_SEED", "9")))
+    examples = 40_000
+    compared = 0
+    for _ in range(examples):
+        lines = _random_block(rng)
+        try:
+            compared += _fast_equals_full(lines)
+        except AssertionError as exc:
+            raise AssertionError(f"block {lines!r}: {exc}") from exc
+    assert compared >= FAST_PATH_SHARE * examples, f"the fast path answered {compared} of {examples} blocks"
 
 
 _meta_text = st.text(alphabet=st.characters(codec="utf-8"), max_size=12)

@@ -11,8 +11,9 @@ from ..escape import log_line, terminal
 
 def write(report, out: TextIO) -> None:
     for f in report.findings:
-        where = log_line(f.path) + (f":{f.line}" if f.line else "")  # it starts the line
-        out.write(f"{where}: {f.severity.value} [{f.code}] {terminal(f.message)}\n")
+        where = terminal(f.path) + (f":{f.line}" if f.line else "")
+        # defused as a whole line: a path of ":" becomes "::" only with the separator after it
+        out.write(log_line(f"{where}: {f.severity.value} [{f.code}] ") + terminal(f.message) + "\n")
         out.write(f"    fix: {f.rule.fix}\n")
     c = report.counts
     out.write(
