@@ -16,3 +16,11 @@ def ref_venv() -> Path:
         return refs.ref_python()
     except refs.RefsUnavailable as exc:
         pytest.skip(str(exc))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test that asks the reference tools (the `ref_venv` fixture, directly or through a
+    module fixture) is a differential test: `slow`, out of the quick loop, always in CI."""
+    for item in items:
+        if "ref_venv" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)

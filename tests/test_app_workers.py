@@ -5,6 +5,8 @@ lets a running job finish."""
 from __future__ import annotations
 
 import multiprocessing
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -32,8 +34,10 @@ def forking_flow(job: jobs.Job) -> str:
         return f"pool says {sum(pool.map(_square, range(4)))}"
 
 
-def test_a_job_forks_its_own_helpers_in_a_process_worker(tmp_path: Path) -> None:
-    backend = open_backend(tmp_path / "data", None)
+def run_forking_job(data_dir: Path) -> None:
+    """One job through a one-process consumer, as `serve` runs it (in a fresh interpreter: a fork
+    from the test runner's process, with whatever threads earlier tests left, proves nothing)."""
+    backend = open_backend(data_dir, None)
     runtime = jobs.Runtime(backend, NoGitHub(), forking_flow)  # type: ignore[arg-type]
     runtime.run = jobs.register(backend.huey)
     jobs.install(runtime)
@@ -50,3 +54,11 @@ def test_a_job_forks_its_own_helpers_in_a_process_worker(tmp_path: Path) -> None
     finally:
         stop_consumer(consumer)
     assert (record.state, record.detail) == (DeliveryState.SUCCEEDED, "pool says 14"), record.detail
+
+
+def test_a_job_forks_its_own_helpers_in_a_process_worker(tmp_path: Path) -> None:
+    code = f"from pathlib import Path; from tests.test_app_workers import run_forking_job; " \
+           f"run_forking_job(Path({str(tmp_path / 'data')!r}))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).resolve().parent.parent, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]

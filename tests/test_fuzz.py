@@ -308,6 +308,7 @@ def _random_block(rng) -> list[str]:
     return [_random_eligible_line(rng) for _ in range(rng.randint(1, 6))]
 
 
+@pytest.mark.slow
 def test_simple_frontmatter_fast_path_equals_yaml_40k():
     """40,000 seeded blocks of the same grammar through the same comparison (issue 9: the big fuzz
     runs in the suite; `MEMSHELF_FUZZ_SEED` picks another seed)."""

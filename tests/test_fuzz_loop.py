@@ -130,6 +130,7 @@ def _check(data: bytes, ctx: Context, with_rules: bool) -> None:
     assert scan(masked) == [], (ep.text, masked)
 
 
+@pytest.mark.slow
 def test_100k_inputs_nothing_escapes(context):
     rng = random.Random(SEED)
     recent: list[bytes] = []
