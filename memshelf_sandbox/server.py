@@ -32,12 +32,13 @@ import threading
 import time
 import uuid
 from collections.abc import Sequence
+from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from . import routes_hooks, smart_http, webhooks
+from . import routes_git, routes_hooks, smart_http, webhooks
 from .api import ApiError, Reply
 from .app import App, JwtRefused, looks_like_jwt
 from .calllog import CallLog
@@ -95,7 +96,7 @@ class Handler(BaseHTTPRequestHandler):
             token = smart_http.token_from(headers.get("authorization"))
             principal = core.principal(token)
             cgi = smart_http.serve(core.state, principal, core.repo.store.path, rest, self.command, url.query,
-                                   raw, headers)
+                                   raw, headers, partial(routes_git.breaks_signed_rule, core.repo))
             core.record(self.command, path, query, None, cgi.status, principal.user.login if principal else None)
             if smart_http.pushing(rest, url.query) and self.command == "POST" and cgi.status == 200:
                 core.repo.sweep_auto_merge()
