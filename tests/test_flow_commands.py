@@ -259,6 +259,7 @@ def test_resolve_on_a_branch_that_already_contains_its_base(harness: Harness) ->
     assert harness.show(new, "INDEX.md") == harness.show(main, "INDEX.md")
     assert harness.repo.get_commit(new).commit.verification.verified
     assert replies(harness, number)[-1].startswith("🚀 `shelve/stale` already contains `main` (")
+    assert "; put its derived files back to `main`'s version in one commit, " in replies(harness, number)[-1]
 
     plain = harness.open_pr("shelve/plain", {NAS: episode("2026-09-23-nas")})
     before = harness.sb.store.ref("refs/heads/shelve/plain")

@@ -218,8 +218,9 @@ def resolve_reply(settled: Settlement, pull: PullRequest, prefix: str) -> str:
                             "recall-log.tsv, commits\ngit push", "sh")
                 + "\n\nor fix the episodes on the branch so they no longer collide, and comment `/shelf resolve` "
                   "again.")
+    redone = f"put its derived files back to {base}'s version" if settled.restored else "regenerated its derived files"
     done = (f"Merged {base} ({md.code(settled.base[:12])}) into {head}" if settled.merged else
-            f"{head} already contains {base} ({md.code(settled.base[:12])}); regenerated its derived files")
+            f"{head} already contains {base} ({md.code(settled.base[:12])}); {redone}")
     lines = [f"🚀 {done} in one commit, {md.code(settled.commit[:12])}, on top of {md.code(settled.head[:12])}: "
              "made by GitHub (signed), the branch fast-forwarded to it, never forced.", ""]
     if not settled.keeps_base_derived and result.regenerated:
