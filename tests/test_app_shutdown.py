@@ -6,6 +6,7 @@ recorded as running, and runs again at the next start."""
 from __future__ import annotations
 
 import signal
+import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -71,13 +72,23 @@ def sigterm(proc: Proc, timeout: float = 60.0) -> int:
     return proc.popen.wait(timeout)
 
 
+def logged(proc: Proc, event: str, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not any(line.get("event") == event for line in proc.log_objects()):
+        assert time.monotonic() < deadline, f"no {event} in the log: " + "\n".join(proc.lines[-20:])
+        time.sleep(0.05)
+
+
 def test_serve_lets_a_running_job_finish_within_the_grace_then_exits_0(stage: Stage) -> None:
     serve = start(["serve", "--port", "0", "--workers", "1", *stage.common()], stage.env, stage.data.parent)
-    held = stage.sb.faults.delay("POST", COMMITS, 3.0)
+    held = stage.sb.faults.delay("POST", COMMITS, 60.0)  # until the process is told to stop
     try:
         key = stage.deliver_a_merge(serve.url, "2026-10-10-grace")
         held_mid_job(held)
-        assert sigterm(serve) == 0, "\n".join(serve.lines[-20:])
+        serve.popen.send_signal(signal.SIGTERM)
+        logged(serve, "stopping")
+        held.release()  # the job goes on after the signal, well within the grace
+        assert serve.popen.wait(60) == 0, "\n".join(serve.lines[-20:])
     finally:
         held.release()
         serve.kill()
