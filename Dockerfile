@@ -39,7 +39,15 @@ RUN python -m venv /opt/memshelf-bot/venv \
 # plot types), the triangulation and toolkits, the sample data, GUI images and every font but the
 # DejaVu Sans pair the chart draws with (and the last-resort fallback); of fontTools all but the
 # glyph-name table matplotlib's text layer reads; of Pillow the image-file plugins but PNG and the
-# extensions for fonts, colour management, WebP and AVIF with the libraries only they link. Extension modules lose their symbol tables (`strip`;
+# extensions for fonts, colour management, WebP and AVIF with the libraries only they link, and its
+# GUI, font-file and drawing helpers; of redis the module commands (search, JSON, time series,
+# Bloom, vector sets), multi-database failover, its HTTP client and OCSP (huey and the store
+# speak plain commands); of huey its contrib (Django, Flask, SQL, asyncio) and its consumer
+# script; of cffi its compiler (out-of-line builds, setuptools, ctypes backend: cairocffi runs
+# in ABI mode); of packaging all but `version`; of pycparser its C generator; cairocffi's test
+# modules, jsonschema's benchmarks, pyparsing's diagrams and tools, urllib3's Emscripten,
+# pyOpenSSL and SOCKS shims, prometheus_client's Django/aiohttp/Twisted/Graphite bridges and its
+# parsers; the wheels' RECORD files (pip is gone). Extension modules lose their symbol tables (`strip`;
 # the vendored libraries in *.libs are left alone: auditwheel's patched headers do not survive
 # it). Byte-code whose source is gone is dropped; the rest stays, compiled by pip, because it
 # saves the start-up of every run. Then the smoke checks: the imports every flow needs, the font
@@ -67,6 +75,26 @@ RUN apt-get update \
       pillow.libs/libavif-* pillow.libs/libwebp* pillow.libs/libsharpyuv-* \
       pillow.libs/libharfbuzz-* pillow.libs/libfreetype-* pillow.libs/liblcms2-* pillow.libs/libbrotli* \
       pillow.libs/libpng16-* \
+      PIL/ImageTk.py PIL/_tkinter_finder.py PIL/ImageQt.py PIL/ImageWin.py PIL/ImageGrab.py PIL/ImageShow.py \
+      PIL/PSDraw.py PIL/ImageDraw2.py PIL/FontFile.py PIL/BdfFontFile.py PIL/PcfFontFile.py PIL/GdImageFile.py \
+      PIL/WalImageFile.py \
+      redis/commands/search redis/commands/json redis/commands/timeseries redis/commands/bf \
+      redis/commands/vectorset redis/multidb redis/asyncio/multidb redis/http redis/asyncio/http redis/ocsp.py \
+      huey/contrib huey/bin \
+      cffi/recompiler.py cffi/vengine_cpy.py cffi/vengine_gen.py cffi/verifier.py cffi/setuptools_ext.py \
+      cffi/ffiplatform.py cffi/backend_ctypes.py cffi/pkgconfig.py cffi/_shimmed_dist_utils.py \
+      cffi/_imp_emulation.py \
+      packaging/licenses packaging/metadata.py packaging/pylock.py packaging/tags.py packaging/specifiers.py \
+      packaging/requirements.py packaging/markers.py packaging/ranges.py packaging/_ranges.py packaging/_parser.py \
+      packaging/_tokenizer.py packaging/_manylinux.py packaging/_musllinux.py packaging/_elffile.py \
+      packaging/dependency_groups.py packaging/direct_url.py \
+      pycparser/c_generator.py pycparser/_ast_gen.py \
+      cairocffi/test_cairo.py cairocffi/test_numpy.py cairocffi/test_pixbuf.py cairocffi/test_xcb.py \
+      jsonschema/benchmarks pyparsing/diagram pyparsing/tools pyparsing/ai \
+      urllib3/contrib/emscripten urllib3/contrib/pyopenssl.py urllib3/contrib/socks.py \
+      prometheus_client/aiohttp prometheus_client/django prometheus_client/twisted prometheus_client/bridge \
+      prometheus_client/parser.py prometheus_client/openmetrics/parser.py \
+ && find . -path './*.dist-info/RECORD' -delete \
  && find matplotlib/backends -mindepth 1 -maxdepth 1 ! -name __init__.py ! -name registry.py \
       ! -name backend_svg.py ! -name backend_mixed.py ! -name backend_agg.py ! -name '_backend_agg.*' \
       ! -name __pycache__ -exec rm -rf {} + \
@@ -79,7 +107,7 @@ RUN apt-get update \
       ! -name textTools.py ! -name __pycache__ -exec rm -rf {} + \
  && find . -path './*.libs' -prune -o -type f -name '*.so' -exec strip --strip-unneeded {} + \
  && /opt/memshelf-bot/venv/bin/python -c "import pathlib; [p.unlink() for p in pathlib.Path('.').rglob('__pycache__/*.pyc') if not (p.parent.parent / (p.name.split('.')[0] + '.py')).exists()]" \
- && /opt/memshelf-bot/venv/bin/python -c "import numpy.linalg, PIL.Image, yaml, jsonschema, github, jwt, nacl.public, kiwisolver, matplotlib.font_manager, waitress, huey, prometheus_client, bot.app.serve, bot.app.worker; from matplotlib.backends import backend_svg; from cryptography.hazmat.primitives.asymmetric import rsa" \
+ && /opt/memshelf-bot/venv/bin/python -c "import numpy.linalg, PIL.Image, yaml, jsonschema, github, jwt, nacl.public, kiwisolver, matplotlib.font_manager, waitress, huey, prometheus_client, redis, bot.app.serve, bot.app.worker, bot.app.flows, bot.app.store_redis; from huey import RedisHuey; from matplotlib.backends import backend_svg; from cryptography.hazmat.primitives.asymmetric import rsa" \
  && /opt/memshelf-bot/venv/bin/memshelf-bot --version
 
 FROM python:3.12-slim
@@ -95,7 +123,8 @@ ENV PYTHONUNBUFFERED=1 \
 # send-email, svn, the interactive helpers) and git-man: those are removed again in the same
 # layer, so they never reach the image (dpkg records the dependency as unmet; nothing installs
 # packages in this image afterwards); so are git's server, mail and shell helpers (the bot runs
-# only git itself and the HTTPS remote helper). dpkg skips docs, man pages, translations, X11
+# only git itself and the HTTPS remote helper), gitweb and git's Perl modules (no Perl is left to
+# run them), and git's second copy of itself in its exec path becomes a hard link to the first. dpkg skips docs, man pages, translations, X11
 # locale data and fonts for the new packages (the chart's SVG holds its text as paths, so
 # cairosvg draws the PNG without a font). Versions are not pinned (DL3008): they come from the base image's Debian release
 # and its security updates, and a pinned version string breaks the build as soon as that
@@ -112,9 +141,11 @@ RUN printf '%s\n' 'path-exclude=/usr/share/doc/*' 'path-exclude=/usr/share/man/*
  && rm -f /usr/lib/git-core/git-shell /usr/lib/git-core/git-daemon /usr/lib/git-core/git-http-backend \
       /usr/lib/git-core/git-http-fetch /usr/lib/git-core/git-http-push /usr/lib/git-core/git-imap-send \
       /usr/lib/git-core/scalar /usr/lib/git-core/git-sh-i18n--envsubst /usr/bin/git-shell /usr/bin/scalar \
+ && rm -rf /usr/share/gitweb /usr/share/perl5/Git /usr/share/perl5/Git.pm \
+ && cmp /usr/bin/git /usr/lib/git-core/git && ln -f /usr/bin/git /usr/lib/git-core/git \
  && apt-get clean \
  && rm -rf /var/lib/apt/lists/* /var/cache/debconf/*-old /var/log/apt /var/log/dpkg.log \
- && git --version
+ && [ /usr/bin/git -ef /usr/lib/git-core/git ] && git --version
 
 COPY --from=build /opt/memshelf-bot /opt/memshelf-bot
 # cairosvg finds libcairo2 here, and the entry point starts.

@@ -18,14 +18,13 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 
-from memshelf_render.shelf import Settings
-
 from . import context
 from . import inputs as action_inputs
 from .context import ContextError
 from .events import EventKind
-from .flows import commands, fork_comment, local, open_pr, pull_request, render_main
+from .flows import commands, fork_comment, local, open_pr, pull_request, push, render_main
 from .flows.publish import set_outputs
+from .flows.push import not_handled
 from .gitlocal import GitFailed
 from .job import Job
 from .port import PortError, Reason
@@ -33,38 +32,6 @@ from .report import Level, Note
 from .report.workflow import WorkflowReporter
 
 Flow = Callable[[Job], int]
-
-
-def on_push(job: Job) -> int:
-    event = job.event
-    branch = event.branch
-    if branch is None:
-        return not_handled(job, f"a push to {event.ref or 'an unnamed ref'} (not a branch)")
-    if branch == job.default_branch():
-        shelf, _ = job.load(job.workspace.root)
-        if shelf is not None and render_main.own_render_push(event, shelf, job.prefix):
-            job.reporter.log("memshelf-bot: this push is the bot's own render (only derived files, pushed by a bot); "
-                             "nothing to render")
-            job.reporter.add_summary(f"## memshelf-bot · push to `{branch}`\n\nThis push holds only derived files "
-                                     "and was made by a bot (the bot's own render): nothing to render.\n")
-            set_outputs(job.reporter)
-            return 0
-        return render_main.run(job, branch=branch)
-    if branch.startswith(render_main.BOT_BRANCH_PREFIX):
-        return not_handled(job, f"a push to {branch} (the bot's own branch)")
-    shelf, _ = job.load(job.workspace.root)
-    settings = shelf.settings if shelf else job.workspace.apply(Settings())
-    if open_pr.is_agent_branch(branch, settings):
-        return open_pr.run(job, branch)
-    return not_handled(job, f"a push to {branch} (neither the default branch nor an agent branch)")
-
-
-def not_handled(job: Job, what: str) -> int:
-    job.reporter.annotate(Note(Level.NOTICE, None, None, "memshelf-bot",
-                               f"memshelf-bot does not act on {what}; nothing to do"))
-    job.reporter.add_summary(f"## memshelf-bot\n\nNothing to do: memshelf-bot does not act on {what}.\n")
-    set_outputs(job.reporter)
-    return 0
 
 
 def on_pull_request(job: Job) -> int:
@@ -83,7 +50,7 @@ def on_dispatch(job: Job) -> int:
 EVENT_FLOWS: dict[EventKind, Flow] = {
     EventKind.PULL_REQUEST: on_pull_request,
     EventKind.PULL_REQUEST_TARGET: on_pull_request,
-    EventKind.PUSH: on_push,
+    EventKind.PUSH: push.run,
     EventKind.ISSUE_COMMENT: commands.run,
     EventKind.WORKFLOW_DISPATCH: on_dispatch,
     EventKind.SCHEDULE: on_dispatch,  # the scheduled render catches merges that started no workflow

@@ -1,10 +1,11 @@
 """The bot's one git seam: fetch an exact commit over HTTP with the job's token, look at it in a
-scratch worktree, read file modes, merge and push in a throwaway clone. The token travels in an
+scratch worktree, read file modes, merge in a throwaway clone (commits are made by GitHub, through
+the port, never pushed from here). The token travels in an
 HTTP header set through git's environment (never in a URL or on a command line), as
 actions/checkout does. Every git call runs without the caller's `GIT_*` variables (they could
 point git at another repository or config), and every revision that came from outside follows
 `--end-of-options`, so a branch named like an option is never read as one. One error type:
-`GitFailed` (a refused push says whether the branch moved).
+`GitFailed`.
 """
 
 from __future__ import annotations
@@ -24,13 +25,7 @@ EOO = "--end-of-options"
 
 
 class GitFailed(RuntimeError):
-    """A git command failed; the message never holds the token. For a refused push, `moved`
-    says whether the branch is no longer the commit we built on (someone pushed meanwhile)
-    rather than closed to this token (read-only, protected)."""
-
-    def __init__(self, message: str, moved: bool = False) -> None:
-        super().__init__(message)
-        self.moved = moved
+    """A git command failed; the message never holds the token."""
 
 
 @dataclass
@@ -140,17 +135,6 @@ class LocalRepo:
         self.git("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", EOO, self.remote_url, *specs, remote=True)
         return {b: self.git("rev-parse", "--verify", EOO, f"refs/remotes/origin/{b}^{{commit}}").strip()
                 for b in branches}
-
-    def push(self, sha: str, branch: str) -> None:
-        """A plain push of `sha` to `branch`: a fast-forward or nothing, never a force."""
-        proc = self.run("push", "--porcelain", "--quiet", EOO, self.remote_url, f"{sha}:refs/heads/{branch}",
-                        remote=True)
-        if proc.returncode == 0:
-            return
-        report = proc.stdout.decode("utf-8", "replace")
-        moved = any(word in report for word in ("(fetch first)", "(non-fast-forward)", "(stale info)"))
-        detail = next((line.split("\t")[-1] for line in report.splitlines() if line.startswith("!")), None)
-        raise GitFailed(f"git push to {branch} refused: {detail or self.error_text(proc)}", moved)
 
     @contextmanager
     def worktree(self, sha: str) -> Iterator[Path]:

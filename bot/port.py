@@ -332,13 +332,32 @@ class Identity:
         return comment.author.lower() == self.login.lower()
 
 
+class FileMode(StrEnum):
+    """The modes a file written through the port may have (a submodule, 160000, is never written)."""
+
+    FILE = "100644"
+    EXECUTABLE = "100755"
+    SYMLINK = "120000"  # the file's bytes are the link's target
+
+
 @dataclass(frozen=True, slots=True)
 class FilesCommit:
-    """Files to write (bytes) or delete (None), repo-relative, on top of `parent`."""
+    """Files to write (bytes) or delete (None), repo-relative, on the tree of `parent`; a path
+    missing from `modes` is a plain file. `merged` are further parents after `parent`: a merge
+    commit whose tree is `parent`'s with `files` applied."""
 
     parent: str
     message: str
     files: Mapping[str, bytes | None] = field(default_factory=dict)
+    modes: Mapping[str, FileMode] = field(default_factory=dict)
+    merged: tuple[str, ...] = ()
+
+    @property
+    def parents(self) -> tuple[str, ...]:
+        return (self.parent, *self.merged)
+
+    def mode(self, path: str) -> FileMode:
+        return self.modes.get(path, FileMode.FILE)
 
 
 @runtime_checkable
@@ -416,8 +435,8 @@ class GitHubPort(Protocol):
         """A file's bytes at `commit`; None when it is not a file there."""
 
     def create_commit(self, commit: FilesCommit) -> str:
-        """Blobs, a tree on the parent's and a commit with no explicit author or committer (so
-        GitHub signs it); the new commit's sha. No ref moves."""
+        """Blobs, a tree on the first parent's and a commit of every parent with no explicit author
+        or committer (so GitHub signs it); the new commit's sha. No ref moves."""
 
     def move_branch(self, branch: str, sha: str) -> RefUpdate:
         """Fast-forward `branch` to `sha` (never a force)."""

@@ -113,6 +113,7 @@ class Core:
             return Reply(status, data)
 
         reply: Reply
+        self.faults.hold(method, path)
         if token and principal is None:
             reply = error(401, "Bad credentials")
         elif (fault := self.faults.take(method, path)) is not None:

@@ -3,7 +3,9 @@
 A fault matches a method and a path regex (the request path without the query string, e.g.
 `/repos/octo/shelf/git/refs/heads/main`) and answers instead of the real handler, `times` times
 (None: until removed). The named helpers send the bodies and headers GitHub sends; a body without
-`documentation_url` gets the operation's documentation link, as GitHub's do.
+`documentation_url` gets the operation's documentation link, as GitHub's do. A delay holds a
+matching request for some seconds and then lets it through to the real handler (a slow GitHub,
+or a job kept running while a test stops its process).
 """
 
 from __future__ import annotations
@@ -44,6 +46,22 @@ class Fault:
         return {"documentation_url": documentation_url, **self.body}
 
 
+@dataclass
+class Delay:
+    """Hold matching requests `seconds` (or until `release`), then answer them as usual."""
+
+    method: str
+    path: re.Pattern[str]
+    seconds: float
+    times: int | None = 1
+    hits: int = 0
+    reached: threading.Event = field(default_factory=threading.Event)  # a request is being held
+    released: threading.Event = field(default_factory=threading.Event)
+
+    def release(self) -> None:
+        self.released.set()
+
+
 class Faults:
     """The fault book of one sandbox; thread-safe."""
 
@@ -51,6 +69,7 @@ class Faults:
         self._repo = repo_path  # e.g. /repos/octo/shelf
         self._lock = threading.Lock()
         self._faults: list[Fault] = []
+        self._delays: list[Delay] = []
         self._delete_comment = on_delete_comment
 
     def add(self, method: str, path_regex: str, status: int, body: Any = None,
@@ -71,14 +90,41 @@ class Faults:
                     return fault
         return None
 
+    def delay(self, method: str, path_regex: str, seconds: float, times: int | None = 1) -> Delay:
+        held = Delay(method.upper(), re.compile(path_regex), seconds, times)
+        with self._lock:
+            self._delays.append(held)
+        return held
+
+    def hold(self, method: str, path: str) -> None:
+        """Wait out the first live delay for this request (outside the lock), consuming one use."""
+        with self._lock:
+            held = next((d for d in self._delays if d.method in ("*", method) and d.path.fullmatch(path)), None)
+            if held is not None:
+                held.hits += 1
+                if held.times is not None and held.hits >= held.times:
+                    self._delays.remove(held)
+        if held is not None:
+            held.reached.set()
+            held.released.wait(held.seconds)
+
     def clear(self) -> None:
         with self._lock:
             self._faults.clear()
+            delays, self._delays = self._delays, []
+        for held in delays:
+            held.release()
 
     @property
     def pending(self) -> list[Fault]:
         with self._lock:
             return list(self._faults)
+
+    @property
+    def holding(self) -> list[Delay]:
+        """The delays still to be used."""
+        with self._lock:
+            return list(self._delays)
 
     # named faults -----------------------------------------------------------------
 

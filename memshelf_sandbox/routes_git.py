@@ -7,7 +7,7 @@ import binascii
 
 from .api import ApiError, Context, R, Reply, not_found, route
 from .gitstore import SHA_RE, ZERO, GitError, Person
-from .repo import noreply
+from .repo import Repository, noreply
 from .state import now
 
 MODES = {"100644": "blob", "100755": "blob", "120000": "blob", "040000": "tree", "160000": "commit"}
@@ -20,15 +20,25 @@ def _full_ref(ref: str) -> str:
 RULE_VIOLATION = "Repository rule violations found\n\nCommits must have verified signatures.\n\n"
 
 
+def breaks_signed_rule(repo: Repository, name: str, old: str | None, new: str) -> bool:
+    """Whether moving `name` from `old` to `new` brings a commit GitHub did not sign into a branch
+    whose ruleset requires verified signatures (a commit not in the repository yet, as a git
+    push brings it, is never signed)."""
+    branch = name.removeprefix("refs/heads/")
+    if not name.startswith("refs/heads/") or branch not in repo.state.signed_only or new == ZERO:
+        return False
+    kind = repo.store.object_type(new)
+    if kind is None:
+        return True
+    if kind != "commit":
+        return False
+    added = repo.store.commits_between(old, new) if old and old != ZERO else [new]
+    return any(sha not in repo.views.signed for sha in added)
+
+
 def _check_rules(ctx: Context, name: str, old: str | None, new: str) -> None:
     """A branch whose ruleset requires verified signatures takes only commits GitHub signed."""
-    branch = name.removeprefix("refs/heads/")
-    if not name.startswith("refs/heads/") or branch not in ctx.state.signed_only:
-        return
-    if ctx.store.object_type(new) != "commit":
-        return
-    added = ctx.store.commits_between(old, new) if old else [new]
-    if any(sha not in ctx.views.signed for sha in added):
+    if breaks_signed_rule(ctx.repo, name, old, new):
         raise ApiError(422, RULE_VIOLATION)
 
 

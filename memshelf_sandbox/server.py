@@ -14,6 +14,8 @@ sandbox's own control surface under `/_sandbox/` (no authentication; not GitHub'
 - `POST /_sandbox/webhooks/ping`: deliver the `ping` GitHub sends when a hook is set up (202);
 - `POST /_sandbox/webhooks/wait` `{"timeout": seconds}`: block until every queued delivery was
   attempted, answering `{"idle": true|false}`.
+- `POST /_sandbox/delay` `{"method": "POST", "path": regex, "seconds": n, "times": n}`: hold the
+  next `times` matching REST requests of the first repository `seconds` before answering them (201).
 
 Every REST request is matched to an operation of GitHub's OpenAPI description, and handled by
 the repository's `Core` (see `core.py`) or by `routes_app`/`routes_hooks`.
@@ -23,18 +25,20 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import signal
 import sys
 import threading
 import time
 import uuid
 from collections.abc import Sequence
+from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from . import routes_hooks, smart_http, webhooks
+from . import routes_git, routes_hooks, smart_http, webhooks
 from .api import ApiError, Reply
 from .app import App, JwtRefused, looks_like_jwt
 from .calllog import CallLog
@@ -92,7 +96,7 @@ class Handler(BaseHTTPRequestHandler):
             token = smart_http.token_from(headers.get("authorization"))
             principal = core.principal(token)
             cgi = smart_http.serve(core.state, principal, core.repo.store.path, rest, self.command, url.query,
-                                   raw, headers)
+                                   raw, headers, partial(routes_git.breaks_signed_rule, core.repo))
             core.record(self.command, path, query, None, cgi.status, principal.user.login if principal else None)
             if smart_http.pushing(rest, url.query) and self.command == "POST" and cgi.status == 200:
                 core.repo.sweep_auto_merge()
@@ -245,14 +249,24 @@ class SandboxServer(ThreadingHTTPServer):
 
     def control(self, method: str, path: str, raw: bytes) -> tuple[int, Any]:
         """The `/_sandbox/` switches listed in the module docstring; `path` is what follows it."""
-        hooks = self.deliveries
-        if hooks is None:
-            return 404, {"message": "this sandbox delivers no webhooks (no --webhook-url)"}
         try:
             body = json.loads(raw) if raw.strip() else {}
         except ValueError:
             return 400, {"message": "Problems parsing JSON"}
         parts = path.strip("/").split("/")
+        if method == "POST" and parts == ["delay"]:
+            times = body.get("times", 1)
+            try:
+                if times is not None and (type(times) is not int or times < 1):
+                    raise ValueError(times)
+                held = self.core.faults.delay(str(body.get("method", "*")), str(body["path"]),
+                                              float(body["seconds"]), times)
+            except (KeyError, TypeError, ValueError, re.error):
+                return 422, {"message": "path (a regex) and seconds (a number) are required; times is a count"}
+            return 201, {"method": held.method, "path": held.path.pattern, "seconds": held.seconds}
+        hooks = self.deliveries
+        if hooks is None:
+            return 404, {"message": "this sandbox delivers no webhooks (no --webhook-url)"}
         if method == "GET" and parts == ["deliveries"]:
             return 200, [hooks.record(item["id"]) for item in hooks.listing()]
         if method == "POST" and len(parts) == 3 and parts[0] == "deliveries" and parts[2] == "redeliver" \

@@ -3,14 +3,19 @@
 `http://x-access-token:<token>@host/<owner>/<repo>.git` works for clone, fetch and push, as
 with an Actions token on GitHub: the password is the token (the user name is ignored), a missing
 or unknown token gets 401 with a Basic challenge, and a push needs write permission (an App
-installation token: `contents: write`, and the repository among the token's).
+installation token: `contents: write`, and the repository among the token's). A push that would
+bring a commit GitHub did not sign into a branch whose ruleset requires verified signatures is
+declined as GitHub declines it: nothing is written, every ref is reported `ng` with GitHub's
+words, and the GH013 explanation goes to the client's progress channel.
 """
 
 from __future__ import annotations
 
 import base64
+import gzip
 import os
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,10 +57,60 @@ def pushing(rest: str, query: str) -> bool:
     return rest.endswith("/git-receive-pack") or "service=git-receive-pack" in query
 
 
+Update = tuple[str, str, str]  # old, new, ref name
+DECLINED = "push declined due to repository rule violations"
+GH013 = ("GH013: Repository rule violations found for {ref}.\n\n- Commits must have verified signatures.\n"
+         "  Found 1 violation:\n\n  {sha}\n")
+
+
+def _pkt(data: bytes) -> bytes:
+    return f"{len(data) + 4:04x}".encode() + data
+
+
+def push_updates(body: bytes, headers: dict[str, str]) -> tuple[list[Update], set[str]]:
+    """The ref updates a receive-pack request asks for, and the client's capabilities."""
+    if headers.get("content-encoding", "").lower() == "gzip":
+        try:
+            body = gzip.decompress(body)
+        except (OSError, EOFError):
+            return [], set()
+    updates: list[Update] = []
+    caps: set[str] = set()
+    at = 0
+    while at + 4 <= len(body):
+        try:
+            size = int(body[at:at + 4], 16)
+        except ValueError:
+            break
+        if size < 4:  # a flush: the commands end, the pack follows
+            break
+        line, at = body[at + 4:at + size], at + size
+        command, _, capabilities = line.rstrip(b"\n").partition(b"\0")
+        caps |= set(capabilities.decode("utf-8", "replace").split())
+        parts = command.decode("utf-8", "surrogateescape").split(" ", 2)
+        if len(parts) == 3:
+            updates.append((parts[0], parts[1], parts[2]))
+    return updates, caps
+
+
+def _declined(updates: list[Update], broken: Update, caps: set[str]) -> CgiReply:
+    """receive-pack's report for a push GitHub's rules decline: unpacked, every ref `ng`."""
+    report = _pkt(b"unpack ok\n") + b"".join(_pkt(f"ng {ref} {DECLINED}\n".encode()) for _, _, ref in updates)
+    report += b"0000"
+    if "side-band-64k" in caps or "side-band" in caps:
+        message = GH013.format(ref=broken[2], sha=broken[1]).encode()
+        body = _pkt(b"\2" + message) + _pkt(b"\1" + report) + b"0000"
+    else:
+        body = report
+    return CgiReply(200, [("Content-Type", "application/x-git-receive-pack-result"),
+                          ("Cache-Control", "no-cache")], body)
+
+
 def serve(state: State, principal: Principal | None, bare: Path, rest: str, method: str, query: str, body: bytes,
-          headers: dict[str, str]) -> CgiReply:
+          headers: dict[str, str], breaks_rules: Callable[[str, str, str], bool] | None = None) -> CgiReply:
     """Answer one smart-HTTP request for the repository (`rest` is the path after `<repo>.git`) from
-    `principal` (who the request's token is; None: no token or an unknown one)."""
+    `principal` (who the request's token is; None: no token or an unknown one); `breaks_rules(ref,
+    old, new)` says whether a pushed update breaks a ruleset."""
     if principal is None:
         return _challenge("Invalid username or token. Password authentication is not supported "
                           "for Git operations.")
@@ -67,6 +122,11 @@ def serve(state: State, principal: Principal | None, bare: Path, rest: str, meth
                else principal.allows(needed))
     if not allowed:
         return _challenge(f"Permission to {state.repo.full_name}.git denied to {principal.user.login}.", 403)
+    if breaks_rules is not None and method == "POST" and rest.endswith("/git-receive-pack"):
+        updates, caps = push_updates(body, headers)
+        broken = next((u for u in updates if breaks_rules(u[2], u[0], u[1])), None)
+        if broken is not None:
+            return _declined(updates, broken, caps)
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
         "GIT_PROJECT_ROOT": str(bare.parent), "GIT_HTTP_EXPORT_ALL": "1",

@@ -9,8 +9,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
+from bot.app.store import DeliveryState, Store
 from memshelf_render.render import render_shelf
 from memshelf_render.shelf import load_shelf
 from memshelf_sandbox import Sandbox, seed_bare_repo
@@ -19,6 +21,7 @@ from memshelf_sandbox.demo_stage import EXAMPLE
 from memshelf_sandbox.gitstore import Person
 
 RENDER_MESSAGE = "memshelf-bot: render derived files"
+HANDLED_TIMEOUT = 150.0
 WHO = Person("Merger", "merger@example.com", "2026-10-01T10:00:00Z")
 
 
@@ -98,3 +101,15 @@ def render_commits(bare: Path) -> list[tuple[str, str, str]]:
                                          capture_output=True, text=True, check=True).stdout.strip()
             found.append((sha, tree, parent_tree))
     return found
+
+
+def wait_handled(store: Store, keys: set[str], timeout: float = HANDLED_TIMEOUT) -> None:
+    """Until every delivery in `keys` succeeded or failed (else an AssertionError)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        pending = [k for k in keys if (d := store.get(k)) is None or d.state not in (
+            DeliveryState.SUCCEEDED, DeliveryState.FAILED)]
+        if not pending:
+            return
+        time.sleep(0.25)
+    raise AssertionError(f"{len(pending)} deliveries not handled in {timeout} s, e.g. {pending[:3]}")

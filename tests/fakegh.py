@@ -318,9 +318,11 @@ class FakeGH:
                 continue
             blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], input=data, cwd=self.repo,
                                   capture_output=True, check=True).stdout.decode().strip()
-            subprocess.run(["git", "update-index", "--add", "--cacheinfo", f"100644,{blob},{path}"], **run)
+            subprocess.run(["git", "update-index", "--add", "--cacheinfo", f"{commit.mode(path)},{blob},{path}"],
+                           **run)
         tree = subprocess.run(["git", "write-tree"], **run).stdout.decode().strip()
-        return subprocess.run([*env_git, "commit-tree", tree, "-p", commit.parent, "-m", commit.message],
+        parents = [arg for sha in commit.parents for arg in ("-p", sha)]
+        return subprocess.run([*env_git, "commit-tree", tree, *parents, "-m", commit.message],
                               **run).stdout.decode().strip()
 
     def move_branch(self, branch: str, sha: str) -> RefUpdate:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from github import Auth, GithubIntegration
 
-from bot.app.store import DeliveryState, Store, delivery_key
+from bot.app.store import DeliveryState, delivery_key
 from bot.app.store_redis import RedisStore
 from bot.app.store_sqlite import SqliteStore
 from memshelf_sandbox import Sandbox
@@ -25,10 +25,9 @@ from memshelf_sandbox.app import App
 from tests.app_helpers import delivery_headers, rsa_pem
 from tests.app_procs import Proc, app_env, post, start
 from tests.app_redis import flush, redis_url  # noqa: F401  (the fixture)
-from tests.app_shelves import land, main_is_rendered, push_payload, render_commits, seed_repos
+from tests.app_shelves import land, main_is_rendered, push_payload, render_commits, seed_repos, wait_handled
 
 APP_ID, SLUG = 4646, "shelf-app"
-HANDLED_TIMEOUT = 150.0
 pytestmark = pytest.mark.slow
 
 
@@ -52,17 +51,6 @@ def stage(tmp_path: Path) -> Iterator[Stage]:
         gi = GithubIntegration(auth=Auth.AppAuth(APP_ID, pem), base_url=sb.api_url, retry=None)
         installation = gi.get_repo_installation("homelab", "shelf0").id
         yield Stage(sb, repos, installation, app_env(key, APP_ID, MEMSHELF_BOT_WRITE_SPACING="0"))
-
-
-def wait_handled(store: Store, keys: set[str], timeout: float = HANDLED_TIMEOUT) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        pending = [k for k in keys if (d := store.get(k)) is None or d.state not in (
-            DeliveryState.SUCCEEDED, DeliveryState.FAILED)]
-        if not pending:
-            return
-        time.sleep(0.25)
-    raise AssertionError(f"{len(pending)} deliveries not handled in {timeout} s, e.g. {pending[:3]}")
 
 
 def test_two_servers_three_workers_on_redis(stage: Stage, redis_url: str, tmp_path: Path) -> None:  # noqa: F811

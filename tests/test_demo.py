@@ -1,9 +1,11 @@
 """`memshelf-bot demo` closes the whole loop on the sandbox, in seconds, and shows each stage: act one
 a pull request checked, fixed, merged and rendered; act two agents' branches opened as pull requests,
-auto-merged, and a conflict settled by `/shelf resolve`."""
+auto-merged, and a conflict settled by `/shelf resolve`. `demo --app` tells the same story through
+webhooks into a real `serve`."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -48,3 +50,28 @@ def test_the_demo_runs_the_loop_and_exits_0(tmp_path: Path) -> None:
     assert act_two.count("status [memshelf-bot/validate: success], merged") == 2
     log = act_two[act_two.index("recall-log.tsv on main"):]
     assert "2026-09-21-night-shift-backups\tTimeline\t96" in log and "2026-09-20-zfs-recordsize\tDigest\t60" in log
+
+
+def test_the_app_demo_closes_the_loop_through_webhooks_and_exits_0(tmp_path: Path) -> None:
+    cli = Path(sys.executable).parent / "memshelf-bot"
+    # a generous bound against a hang, not a speed test (about 25 s here)
+    done = subprocess.run([str(cli), "demo", "--app"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr
+    out = done.stdout
+    stages = ["plays GitHub for the App memshelf-bot-demo[bot]", "(memshelf-bot serve, pid ",
+              "push delivered → the App opened PR #1 as memshelf-bot-demo[bot]",
+              "check run 'memshelf-bot' by memshelf-bot-demo: failure — ❌ violations",
+              "memshelf-bot: id-mismatch", "│ ### memshelf-bot: ❌ violations",
+              "check run 'memshelf-bot' by memshelf-bot-demo: success — ✅ valid",
+              "by memshelf-bot-demo[bot]: 'memshelf-bot: render derived files [skip ci]'",
+              "(created through the Git Data API with no explicit author or committer: GitHub signs it)",
+              "== INDEX.md on main", "visitor: /shelf resolve → 😕", "maintainer: /shelf resolve →",
+              "│ 🚀 Merged `main` (", "serve stopped on SIGTERM: exit 0",
+              "memshelf-bot demo --app: the loop closed through webhooks"]
+    positions = [out.index(stage) for stage in stages]
+    assert positions == sorted(positions)
+    assert "in one commit" in out and "made by GitHub (signed), the branch fast-forwarded to it" in out
+    assert "Night shift: UPS runtime test" in out[out.index("== INDEX.md on main"):]
+    delivered = re.search(r"(\d+) webhooks delivered, (\d+) acknowledged with 2xx; (\d+) jobs ran", out)
+    assert delivered is not None and delivered[1] == delivered[2] and int(delivered[3]) > 0
+    assert "9f8e7d6c5b4a39281706" not in out + done.stderr  # the bad episode's secret is never echoed

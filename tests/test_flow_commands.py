@@ -1,12 +1,12 @@
 """`/shelf` commands on real git through the sandbox: `resolve` from a writer settles derived-file
-and recall-log conflicts in a throwaway clone and pushes (never a force); a reader, a bot, an
-episode conflict, a fork, a deleted comment and unknown commands get what they should."""
+and recall-log conflicts in a throwaway clone and lands them as one merge commit GitHub makes and
+signs (a fast-forward, never a force; a ruleset requiring signed commits accepts it); a reader, a
+bot, an episode conflict, a fork, a deleted comment and unknown commands get what they should."""
 
 from __future__ import annotations
 
 import io
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -91,47 +91,43 @@ def pushes(h: Harness, since: int = 0) -> int:
     return sum(c.path.endswith("/git-receive-pack") for c in h.sb.calls[since:])
 
 
-def test_resolve_from_a_writer_regenerates_derived_files_unions_the_log_and_pushes(harness: Harness) -> None:
+def test_resolve_from_a_writer_merges_restores_and_unions_in_one_signed_commit(harness: Harness) -> None:
     number, head = conflicting(harness, render=True)
     assert harness.repo.get_pull(number).mergeable_state == "dirty"
-    main = harness.sb.store.ref("refs/heads/main")
+    main = harness.sb.store.ref("refs/heads/main") or ""
     mark = len(harness.sb.calls)
     result, workspace = command(harness, number, "/shelf resolve")
     [comment_id] = [c.id for c in harness.sb.state.comments.values() if c.body == "/shelf resolve"]
 
     assert result.exit_code == 0, result.stdout + result.stderr
     new = harness.sb.store.ref("refs/heads/shelve/nas") or ""
-    restored = harness.sb.store.commit(new)  # restore_derived: the bot's commit on top of its merge
-    assert restored.message.startswith("Restore derived files of shelve/nas to main's version")
-    [pushed] = restored.parents
-    merge = harness.sb.store.commit(pushed)
+    merge = harness.sb.store.commit(new)  # one bot commit: the merge restores the derived files too
     assert merge.parents == (head, main)  # the old head is the first parent: a fast-forward, never a force
     assert merge.message.startswith("Merge main into shelve/nas\n\nSettled by memshelf-bot on /shelf resolve "
-                                    "(requested by octo-maintainer)")
+                                    "(requested by octo-maintainer): derived files kept at main's version")
     assert (merge.author.name, merge.author.email) == ("github-actions[bot]",
                                                         "41898282+github-actions[bot]@users.noreply.github.com")
-    assert (restored.author.name, restored.author.email) == (merge.author.name, merge.author.email)
-    assert pushes(harness, mark) == 1
-    checkout = harness.workspace(pushed)
-    shelf, _ = load_shelf(checkout)
-    assert shelf is not None and render_shelf(shelf, check=True).drifted == []  # derived files = a fresh render
-    derived = ["ledger.tsv", "docs/topics/.meta.json", "stats.svg"]
-    assert git("diff", "--name-only", main or "", new, "--", *derived, cwd=workspace, home=harness.home) == ""
+    assert harness.repo.get_commit(new).commit.verification.verified  # GitHub made it: signed
+    assert pushes(harness, mark) == 0  # nothing pushed over git: the commit came from the Git Data API
+    [create] = harness.sb.calls_to("POST", "/git/commits")[-1:]
+    assert "author" not in create.body and "committer" not in create.body
+    derived = ["INDEX.md", "ledger.tsv", "docs/topics/.meta.json", "stats.svg"]
+    assert git("diff", "--name-only", main, new, "--", *derived, cwd=workspace, home=harness.home) == ""
+    checkout = harness.workspace(new)
     log = (checkout / "recall-log.tsv").read_text(encoding="utf-8").splitlines()
     assert log == ["episode_id\tsection\tfetched_tokens", "2026-09-16-tower-rack-case\tDecisions\t41", NAS_ROW,
                    UPS_ROW]
-    ledger = (checkout / "ledger.tsv").read_text(encoding="utf-8")
-    assert "2026-09-22-ups" in ledger and "2026-09-23-nas" in ledger
     pull = harness.repo.get_pull(number)
     assert pull.mergeable and pull.mergeable_state != "dirty"
 
     assert reactions(harness, comment_id) == [("eyes", "github-actions[bot]"), ("rocket", "github-actions[bot]")]
     [reply] = replies(harness, number)
-    assert reply.startswith(f"🚀 Merged `main` (`{main[:12]}`) into `shelve/nas` and pushed `{pushed[:12]}`: a plain "
-                            f"push on top of `{head[:12]}`.")
-    assert "\n- regenerated from the merged episodes: `ledger.tsv`, `docs/topics/.meta.json`, `stats.svg`\n" in reply
+    assert reply.startswith(f"🚀 Merged `main` (`{main[:12]}`) into `shelve/nas` in one commit, `{new[:12]}`, on top "
+                            f"of `{head[:12]}`: made by GitHub (signed), the branch fast-forwarded to it, never "
+                            "forced.")
     assert "- unioned, every row from both sides kept: `recall-log.tsv`" in reply
-    assert "derived file(s) this branch regenerated to `main`'s version (commit `" in reply
+    assert ("- derived files: left at `main`'s version, since this branch regenerated them and `restore_derived` "
+            "is on") in reply
     assert [s.state for s in harness.sb.state.latest_statuses(new) if s.context == "memshelf-bot/validate"] == [
         "success"]
     assert result.outputs["commit_sha"] == new and result.outputs["pr_number"] == str(number)
@@ -200,9 +196,9 @@ def test_a_branch_that_moves_during_resolve_is_never_overwritten(
                                             comment_id=comment_id))
     assert result == 0
     new = harness.sb.store.ref("refs/heads/shelve/nas") or ""
-    restored = harness.sb.store.commit(new)  # restore_derived's commit on top of the merge
-    assert restored.message.startswith("Restore derived files of shelve/nas")
-    assert harness.sb.store.commit(restored.parents[0]).parents[0] == moved[0]  # on the human's commit, not over it
+    merge = harness.sb.store.commit(new)
+    assert merge.message.startswith("Merge main into shelve/nas")
+    assert merge.parents[0] == moved[0]  # on the human's commit, not over it
     assert harness.sb.store.is_ancestor(head, new)
     [reply] = replies(harness, number)
     assert "- the branch moved while the bot worked: 2 attempts in all, each on its newest head" in reply
@@ -219,32 +215,6 @@ def in_process(h: Harness, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, payl
            "INPUT_TOKEN": BOT_TOKEN}
     monkeypatch.setenv("HOME", str(h.home))
     return action.run(env, WorkflowReporter.from_env(env, io.StringIO()))
-
-
-def test_push_refusals_say_whether_the_branch_moved(tmp_path: Path) -> None:
-    from bot.gitlocal import GitFailed, LocalRepo
-
-    bare = tmp_path / "remote.git"
-    subprocess.run(["git", "init", "--quiet", "--bare", str(bare)], check=True)
-    clone = LocalRepo.throwaway("unused/octo/shelf.git", "")
-    try:
-        clone.remote_url = str(bare)
-        clone.git("commit", "--quiet", "--allow-empty", "-m", "one")
-        first = clone.git("rev-parse", "HEAD").strip()
-        clone.push(first, "topic")
-        clone.git("commit", "--quiet", "--allow-empty", "-m", "two")
-        second = clone.git("rev-parse", "HEAD").strip()
-        clone.git("checkout", "--quiet", "--detach", first)
-        clone.git("commit", "--quiet", "--allow-empty", "-m", "elsewhere")
-        sideways = clone.git("rev-parse", "HEAD").strip()
-        clone.push(second, "topic")  # a fast-forward
-        with pytest.raises(GitFailed) as refused:
-            clone.push(sideways, "topic")  # not one: refused, never forced
-        assert refused.value.moved and "topic" in str(refused.value)
-        assert subprocess.run(["git", "-C", str(bare), "rev-parse", "topic"], capture_output=True, text=True,
-                              check=True).stdout.strip() == second
-    finally:
-        clone.close()
 
 
 def test_render_re_renders_the_bots_own_branch_and_nothing_else(harness: Harness) -> None:
@@ -279,15 +249,17 @@ def test_resolve_on_a_branch_that_already_contains_its_base(harness: Harness) ->
     git("push", "--quiet", "origin", "HEAD:refs/heads/shelve/stale", cwd=work, home=harness.home)
     head = git("rev-parse", "HEAD", cwd=work, home=harness.home)
     number = pull_for(harness, "shelve/stale")
+    harness.sb.require_signed_commits("shelve/stale")  # a ruleset: only commits GitHub signed may land
     result, _ = command(harness, number, "/shelf resolve")
     new = harness.sb.store.ref("refs/heads/shelve/stale") or ""
-    [regenerated] = harness.sb.store.commit(new).parents  # then restore_derived puts main's back
-    assert result.exit_code == 0 and harness.sb.store.commit(regenerated).parents == (head,)
-    assert harness.sb.store.commit(regenerated).message.startswith("Regenerate the derived files of shelve/stale")
-    assert "2026-09-22-ups" in harness.show(regenerated, "INDEX.md")
+    restored = harness.sb.store.commit(new)  # one commit: INDEX.md back to main's (restore_derived)
+    assert result.exit_code == 0 and restored.parents == (head,), result.stdout
+    assert restored.message.startswith("Restore derived files of shelve/stale to main's version")
     main = harness.sb.store.ref("refs/heads/main") or ""
     assert harness.show(new, "INDEX.md") == harness.show(main, "INDEX.md")
+    assert harness.repo.get_commit(new).commit.verification.verified
     assert replies(harness, number)[-1].startswith("🚀 `shelve/stale` already contains `main` (")
+    assert "; put its derived files back to `main`'s version in one commit, " in replies(harness, number)[-1]
 
     plain = harness.open_pr("shelve/plain", {NAS: episode("2026-09-23-nas")})
     before = harness.sb.store.ref("refs/heads/shelve/plain")

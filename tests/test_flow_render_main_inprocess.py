@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bot import action
-from bot.flows import render_main
+from bot.flows import push, render_main
 from bot.port import Reason, RefUpdate
 from memshelf_render.derived import is_derived
 from memshelf_render.shelf import load_shelf
@@ -128,7 +127,7 @@ def test_the_bots_own_render_push_is_not_rendered_again(world: World) -> None:
     event = world.push_event("main", before, after, pusher="github-actions[bot]",
                              commits=[(after, ("INDEX.md",))])
     job = world.job(event)
-    assert action.on_push(job) == 0 and not world.gh.ops("create_commit")
+    assert push.run(job) == 0 and not world.gh.ops("create_commit")
     assert "the bot's own render" in job.reporter.summary_text()
     shelf = load_shelf(world.repo)[0]
     assert shelf is not None

@@ -1,6 +1,6 @@
 """`restore_derived` on an agent branch, in-process against the recording fake: the derived files
 a branch regenerated go back to the base's version in one bot commit (fast-forward, never a
-force) and the new head is what gets checked; nothing to restore, opted out on the base, and a
+force; with `/shelf resolve`, the merge commit itself) and the new head is what gets checked; nothing to restore, opted out on the base, and a
 branch that moved meanwhile leave the branch alone."""
 
 from __future__ import annotations
@@ -70,20 +70,25 @@ def test_a_branch_that_moved_meanwhile_is_never_forced(world: World) -> None:
     assert "were not restored: the branch moved while the bot worked" in job.reporter.summary_text()
 
 
-def test_resolve_then_restores_the_regenerated_derived_files_so_the_pull_request_passes(world: World) -> None:
-    world.commit(BRANCH, {UPS: episode("2026-09-22-ups-runtime"), "INDEX.md": "# branch's\n"}, base="main")
+def test_resolve_merges_and_restores_in_one_bot_commit_so_the_pull_request_passes(world: World) -> None:
+    branch_head = world.commit(BRANCH, {UPS: episode("2026-09-22-ups-runtime"), "INDEX.md": "# branch's\n"},
+                               base="main")
     pull = world.gh.add_pull(BRANCH)
-    world.commit("main", {"docs/topics/2026-09-23-nas.md": episode("2026-09-23-nas"), "INDEX.md": "# main's\n"})
+    main = world.commit("main", {"docs/topics/2026-09-23-nas.md": episode("2026-09-23-nas"), "INDEX.md": "# main's\n"})
     world.gh.permissions["octo-maintainer"] = Permission.WRITE
     job = world.job(world.comment_event(pull, "/shelf resolve"))
     assert commands.run(job) == 0
     head = world.gh.branch_sha(BRANCH)
-    [(_, (merge, _, paths))] = world.gh.ops("create_commit")
+    [(_, (parent, message, paths))] = world.gh.ops("create_commit")  # one commit: the merge restores too
     assert world.gh.ops("move_branch") == [("move_branch", (BRANCH, head))] and "INDEX.md" in paths
-    assert world.show(head, "INDEX.md") == "# main's\n" and merge == git(world.repo, "rev-parse", f"{head}^").strip()
-    assert git(world.repo, "log", "-1", "--format=%s", merge).startswith("Merge main")
+    assert parent == branch_head and git(world.repo, "rev-parse", f"{head}^@").split() == [branch_head, main]
+    assert message.startswith("Merge main into night-shift/ups\n\nSettled by memshelf-bot on /shelf resolve "
+                              "(requested by octo-maintainer): derived files kept at main's version")
+    assert world.show(head, "INDEX.md") == "# main's\n" and world.show(head, UPS) == episode("2026-09-22-ups-runtime")
     assert not git(world.repo, "diff", "--name-only", "main", head, "--", *paths).strip()
     assert job.reporter.outputs["commit_sha"] == head and world.gh.statuses[-1][0] == head
     assert world.gh.statuses[-1][1].state is StatusState.SUCCESS
     [reply] = [c.body for c in world.gh.comments_on[pull.number] if c.body.startswith("🚀")]
-    assert f"Restored {len(paths)} derived file(s)" in reply
+    assert reply.startswith(f"🚀 Merged `main` (`{main[:12]}`) into `night-shift/ups` in one commit, `{head[:12]}`, "
+                            f"on top of `{branch_head[:12]}`")
+    assert "left at `main`'s version, since this branch regenerated them and `restore_derived` is on" in reply

@@ -1,6 +1,7 @@
 """The layers hold: import-linter's contracts (pyproject.toml: the core never imports the bot,
 the sandbox or PyGithub; the bot never imports the sandbox; reporters never import flows; flows
-reach GitHub only through the port), and no import cycle inside `bot`."""
+reach GitHub only through the port; the App never imports the Action runtime), and no import cycle
+inside `bot`."""
 
 from __future__ import annotations
 

@@ -20,6 +20,7 @@ from bot.port import (
     CommitStatus,
     Conclusion,
     EntryType,
+    FileMode,
     FilesCommit,
     FileStatus,
     GitHubPort,
@@ -37,7 +38,7 @@ from bot.port import (
 )
 from memshelf_sandbox import Sandbox
 from tests import sandbox_fixtures
-from tests.sandbox_fixtures import branch_with
+from tests.sandbox_fixtures import WHO, branch_with
 
 bare_repo, sandbox = sandbox_fixtures.bare_repo, sandbox_fixtures.sandbox
 TOKEN = "ghs_" + "P0rtC0ntract" * 3
@@ -94,6 +95,31 @@ def test_commits_move_branches_fast_forward_only_with_typed_refusals(port: PyGit
     port.delete_branch("memshelf-bot/render")
     with pytest.raises(PortError):
         port.branch_sha("memshelf-bot/render")
+
+
+def test_a_merge_commit_has_both_parents_and_modes_and_passes_a_signed_commits_ruleset(
+        port: PyGithubPort, sandbox: Sandbox) -> None:
+    head = branch_with(sandbox, "night-shift/m", {"docs/topics/2026-01-06-second.md": "# two\n"})
+    base = port.create_commit(FilesCommit(port.branch_sha("main"), "main moves", {"docs/topics/2026-01-07-third.md":
+                                                                                  b"# three\n"}))
+    assert port.move_branch("main", base) is RefUpdate.MOVED
+    sandbox.require_signed_commits("night-shift/m")
+    merge = port.create_commit(FilesCommit(
+        head, "Merge main into night-shift/m", {"docs/topics/2026-01-07-third.md": b"# three\n",
+                                                "tools/run.sh": b"#!/bin/sh\n", "latest": b"docs/topics",
+                                                "README.md": None},
+        modes={"tools/run.sh": FileMode.EXECUTABLE, "latest": FileMode.SYMLINK}, merged=(base,)))
+    info = sandbox.store.commit(merge)
+    assert tuple(info.parents) == (head, base) and info.author.name == ACTIONS_BOT
+    modes = {e.path: e.mode for e in port.tree(merge) or ()}
+    assert modes["latest"] == "120000" and "README.md" not in modes
+    assert {e.path: e.mode for e in port.tree(merge, "tools") or ()} == {"run.sh": "100755"}
+    assert port.file_at(merge, "latest") == b"docs/topics"
+    assert port.move_branch("night-shift/m", merge) is RefUpdate.MOVED  # GitHub made it: signed, so accepted
+    assert sandbox.github(TOKEN).get_repo("octo/shelf").get_commit(merge).commit.verification.verified
+    unsigned = sandbox.store.write_commit(info.tree, [merge], "made elsewhere\n", WHO, WHO)
+    assert port.move_branch("night-shift/m", unsigned) is RefUpdate.RULESET  # GH013
+    assert port.branch_sha("night-shift/m") == merge
 
 
 def test_pull_requests_files_compare_and_edits(port: PyGithubPort, sandbox: Sandbox) -> None:

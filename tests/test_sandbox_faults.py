@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import threading
+
 import pytest
 from github import GithubException, RateLimitExceededException, UnknownObjectException
 
 from memshelf_sandbox import Sandbox
 from tests import sandbox_fixtures
-from tests.sandbox_fixtures import branch_with
+from tests.sandbox_fixtures import branch_with, raw_request
 
 bare_repo, sandbox = sandbox_fixtures.bare_repo, sandbox_fixtures.sandbox
 
@@ -110,3 +113,18 @@ def test_custom_fault_counts_its_uses(sandbox: Sandbox) -> None:
         assert missing.value.headers["x-custom"] == "1"
     assert fault.hits == 2 and sandbox.faults.pending == []
     assert repo.get_branch("main").name == "main"
+
+
+def test_a_delay_holds_a_request_then_lets_it_through_to_the_real_answer(sandbox: Sandbox) -> None:
+    control = json.dumps({"method": "GET", "path": r"/repos/octo/shelf/git/ref/heads/main", "seconds": 60}).encode()
+    assert raw_request(sandbox, "POST", "/_sandbox/delay", control)[0] == 201
+    assert raw_request(sandbox, "POST", "/_sandbox/delay", b'{"path": "x", "seconds": 1, "times": "2"}')[0] == 422
+    [held] = sandbox.faults.holding
+    answers: list[int] = []
+    asking = threading.Thread(target=lambda: answers.append(raw_request(sandbox, "GET",
+                                                                        "/repos/octo/shelf/git/ref/heads/main")[0]))
+    asking.start()
+    assert held.reached.wait(30) and answers == [] and sandbox.faults.holding == []  # held, its one use taken
+    held.release()
+    asking.join(30)
+    assert answers == [200]

@@ -74,6 +74,25 @@ def test_no_token_is_401_and_read_only_cannot_push(sandbox: Sandbox, tmp_path: P
     assert sandbox.store.ref("refs/heads/fork") is None
 
 
+def test_a_push_of_unsigned_commits_to_a_signed_commits_branch_is_declined_as_github_does(
+        sandbox: Sandbox, tmp_path: Path) -> None:
+    sandbox.require_signed_commits("main")
+    main = sandbox.store.ref("refs/heads/main")
+    work = tmp_path / "work"
+    git("clone", "--quiet", sandbox.git_url("ghs_agent"), str(work), cwd=tmp_path)
+    (work / "x.md").write_text("x\n", encoding="utf-8")
+    git("add", "-A", cwd=work)
+    git("commit", "--quiet", "-m", "made locally", cwd=work)
+    for args in ((), ("-c", "http.postBuffer=64")):  # the pack in one request, and gzip-chunked
+        refused = git(*args, "push", "origin", "HEAD:main", "HEAD:refs/heads/elsewhere", cwd=work, check=False)
+        assert refused.returncode != 0
+        assert "! [remote rejected] HEAD -> main (push declined due to repository rule violations)" in refused.stderr
+        assert "remote: GH013: Repository rule violations found for refs/heads/main." in refused.stderr
+        assert sandbox.store.ref("refs/heads/main") == main and sandbox.store.ref("refs/heads/elsewhere") is None
+    git("push", "--quiet", "origin", "HEAD:refs/heads/elsewhere", cwd=work)  # no rule there
+    assert sandbox.store.ref("refs/heads/elsewhere") == git("rev-parse", "HEAD", cwd=work).stdout.strip()
+
+
 def _first_line(proc: subprocess.Popen[str]) -> str:
     """The server's first stdout line; a guard (not a timing assumption) so a broken server fails."""
     assert proc.stdout is not None

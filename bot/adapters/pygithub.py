@@ -482,22 +482,23 @@ class PyGithubPort:
         return base64.b64decode(content) if blob.get("encoding") == "base64" else content.encode("utf-8")
 
     def create_commit(self, commit: FilesCommit) -> str:
-        parent = self.call("read the parent commit", self.repo.get_git_commit, commit.parent)
-        base_tree = self.call("read the parent tree", self.repo.get_git_tree, parent.tree.sha)
+        parents = [self.call("read a parent commit", self.repo.get_git_commit, sha) for sha in commit.parents]
+        base_tree = self.call("read the parent tree", self.repo.get_git_tree, parents[0].tree.sha)
         elements = []
         for path, data in commit.files.items():
+            mode = commit.mode(path).value
             if data is None:
-                elements.append(InputGitTreeElement(path, "100644", "blob", sha=None))
+                elements.append(InputGitTreeElement(path, mode, "blob", sha=None))
                 continue
             try:
-                elements.append(InputGitTreeElement(path, "100644", "blob", content=data.decode("utf-8")))
+                elements.append(InputGitTreeElement(path, mode, "blob", content=data.decode("utf-8")))
             except UnicodeDecodeError:
                 blob = self._write(f"write {path}", self.repo.create_git_blob,
                                    base64.b64encode(data).decode("ascii"), "base64")
-                elements.append(InputGitTreeElement(path, "100644", "blob", sha=blob.sha))
+                elements.append(InputGitTreeElement(path, mode, "blob", sha=blob.sha))
         tree = self._write("write the tree", self.repo.create_git_tree, elements, base_tree)
         # no author, no committer: GitHub writes them as the token's identity and signs the commit
-        return self._write("write the commit", self.repo.create_git_commit, commit.message, tree, [parent]).sha
+        return self._write("write the commit", self.repo.create_git_commit, commit.message, tree, parents).sha
 
     def move_branch(self, branch: str, sha: str) -> RefUpdate:
         try:

@@ -13,10 +13,9 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..action import on_push
 from ..adapters.pygithub import PyGithubPort
 from ..events import Event, EventKind
-from ..flows import commands, pull_request, render_main
+from ..flows import commands, pull_request, push, render_main
 from ..job import Job, Workspace
 from ..port import CheckOutput, CheckStatus, Conclusion, PortError, PullState
 from ..report.check_run import CHECK_NAME, CheckRunSink, fit
@@ -63,7 +62,7 @@ def commit_of(route: Route, event: Event) -> str | None:
 
 def _render(job: Job, route: Route) -> int:
     if job.event.kind is EventKind.PUSH:
-        return on_push(job)  # the Action's push dispatch: default branch → render, agent branch → its PR
+        return push.run(job)  # the Action's push dispatch: default branch → render, agent branch → its PR
     return render_main.run(job, branch=route.branch)
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 DEFAULT_GITHUB_URL = "https://api.github.com"
 DEFAULT_DATA_DIR = "memshelf-bot-data"
 DEFAULT_WORKERS = 2
+DEFAULT_GRACE = 30.0  # seconds running jobs get to finish after SIGTERM
 
 
 def _queue_options(p: argparse.ArgumentParser) -> None:
@@ -20,6 +21,10 @@ def _queue_options(p: argparse.ArgumentParser) -> None:
                    help=f"job worker processes (default {DEFAULT_WORKERS})")
     p.add_argument("--github-url", default=DEFAULT_GITHUB_URL, metavar="URL",
                    help="GitHub's REST API (GitHub Enterprise Server, the sandbox)")
+    p.add_argument("--grace", type=float, default=DEFAULT_GRACE, metavar="SECONDS",
+                   help=f"on SIGTERM, how long running jobs may finish before they are interrupted and left to run "
+                        f"again at the next start (default {DEFAULT_GRACE:g}; keep it below your orchestrator's "
+                        "kill timeout)")
 
 
 def add_serve(sub: argparse._SubParsersAction) -> None:

@@ -19,10 +19,8 @@ from . import jobs
 from .auth import InstallationTokens
 from .config import AppConfig, ConfigError, load_config
 from .logs import log
-from .options import DEFAULT_DATA_DIR
+from .options import DEFAULT_DATA_DIR, DEFAULT_GRACE
 from .queue import Backend, open_backend
-
-GRACE = 30.0  # seconds running jobs get to finish after SIGTERM
 
 
 def configure(args: argparse.Namespace, command: str, min_workers: int) -> AppConfig | None:
@@ -30,6 +28,9 @@ def configure(args: argparse.Namespace, command: str, min_workers: int) -> AppCo
     no webhook secret."""
     if args.workers < min_workers:
         print(f"memshelf-bot {command}: --workers must be {min_workers} or more", file=sys.stderr)
+        return None
+    if not args.grace >= 0:
+        print(f"memshelf-bot {command}: --grace must be 0 seconds or more", file=sys.stderr)
         return None
     try:
         return load_config(os.environ, args.github_url, needs_webhook_secret=command == "serve")
@@ -81,11 +82,11 @@ class _Consumer(Consumer):
         return _Workers(self._graceful_sig, self._interrupt_sig)
 
 
-def start_consumer(runtime: jobs.Runtime, workers: int) -> Consumer:
+def start_consumer(runtime: jobs.Runtime, workers: int, grace: float = DEFAULT_GRACE) -> Consumer:
     """huey's consumer with `workers` forked processes (the core forks its own helpers, so no
-    threads); started before any thread of ours exists."""
+    threads); started before any thread of ours exists. On stop, running jobs get `grace` seconds."""
     consumer = _Consumer(runtime.backend.huey, workers=workers, worker_type="process", periodic=True,
-                        graceful_signal="TERM", shutdown_timeout=GRACE, initial_delay=0.05, max_delay=1.0,
+                        graceful_signal="TERM", shutdown_timeout=grace, initial_delay=0.05, max_delay=1.0,
                         check_worker_health=True)
     consumer.start()
     return consumer
@@ -116,7 +117,7 @@ def supervise(stop: threading.Event, consumer: Consumer | None) -> None:
 
 
 def stop_consumer(consumer: Consumer | None) -> None:
-    """Stop taking jobs; let running ones finish within GRACE, then interrupt them (they run
+    """Stop taking jobs; let running ones finish within the grace, then interrupt them (they run
     again after restart: their records stay 'running' and their lease lapses)."""
     if consumer is not None:
         consumer.stop(graceful=True)

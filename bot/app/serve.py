@@ -37,7 +37,7 @@ def cli_main(args: argparse.Namespace) -> int:
     backend = backend_for(args)
     runtime = runtime_for(config, backend)
     assert runtime.run is not None
-    consumer = start_consumer(runtime, args.workers) if args.workers else None
+    consumer = start_consumer(runtime, args.workers, args.grace) if args.workers else None
     app = WebhookApp(config.webhook_secret, backend.store, runtime.run, backend.depth, backend.healthy)
     server = create_server(app, host=args.host, port=args.port, threads=SERVER_THREADS, ident="memshelf-bot",
                            clear_untrusted_proxy_headers=True)

@@ -25,7 +25,7 @@ def cli_main(args: argparse.Namespace) -> int:
         return 2
     logs.setup()
     runtime = runtime_for(config, backend_for(args))
-    consumer = start_consumer(runtime, args.workers)
+    consumer = start_consumer(runtime, args.workers, args.grace)
     with until_signalled() as stop, jobs.recovering(runtime):
         log("working", workers=args.workers, queue="redis" if args.redis else "sqlite")
         print("ready", flush=True)

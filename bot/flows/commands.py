@@ -21,7 +21,7 @@ from ..job import Job
 from ..port import PortError, PullRequest, PullState, Reaction, Reason
 from ..report import markdown as md
 from ..report.summary import VERDICT, plural
-from . import fix_pr, open_pr, render_main, restore
+from . import fix_pr, open_pr, render_main
 from .fix_pr import FixOutcome
 from .publish import set_outputs
 from .resolve_pr import Settlement, SettlementOutcome, settle
@@ -31,7 +31,7 @@ HELP = """memshelf-bot answers these commands, as the first line of a pull reque
 
 | command | what it does | who |
 |---|---|---|
-| `/shelf resolve` | merges the base branch into this pull request's branch, regenerates the derived files from the merged episodes, unions `recall-log.tsv`, and pushes the merge (a plain push, never a force); an episode that conflicts is left to you, with instructions | write access |
+| `/shelf resolve` | merges the base branch into this pull request's branch, regenerates the derived files from the merged episodes, unions `recall-log.tsv`, and adds the merge as one commit GitHub signs (a fast-forward, never a force); an episode that conflicts is left to you, with instructions | write access |
 | `/shelf fix` | applies the mechanical fixes (`memshelf-bot fix`: ids, tags lists, quoting, control characters, a BOM, secrets masked) to the episodes this pull request changes and commits them to its branch (never a force); not for forks | write access |
 | `/shelf render` | re-renders the bot's own branch (`memshelf-bot/…`) from the latest base | write access |
 | `/shelf help` | this list | anyone |"""
@@ -146,16 +146,14 @@ def _resolve(request: Request, pull: PullRequest) -> int:
     settled = settle(job, pull, request.login)
     settled.reason = job.reporter.clean(settled.reason)  # masked before Markdown escaping can hide a secret's shape
     job.reporter.log(f"memshelf-bot: /shelf resolve on #{request.number}: {settled.outcome}")
-    restored = (restore.restore(job, pull.head_ref, settled.commit, pull.base_ref)
-                if settled.outcome is SettlementOutcome.PUSHED else None)
-    said = restored.action(pull.head_ref, pull.base_ref) if restored else None
-    request.reply(pull, resolve_reply(settled, pull, job.prefix) + (f"\n- {said}" if said else ""))
-    request.react(DONE if settled.outcome in (SettlementOutcome.PUSHED, SettlementOutcome.UP_TO_DATE) else FAILED)
-    if restored is not None:
-        # a push with the job's token starts no workflow: validate the new head here; its verdict
-        # goes to the pull request (status, comment), the command itself succeeded
-        open_pr.validate_pull(job, pull, restored.head)
-        job.reporter.set_output("commit_sha", restored.head)
+    request.reply(pull, resolve_reply(settled, pull, job.prefix))
+    committed = settled.outcome is SettlementOutcome.COMMITTED
+    request.react(DONE if committed or settled.outcome is SettlementOutcome.UP_TO_DATE else FAILED)
+    if committed:
+        # a commit made with the job's token starts no workflow: validate the new head here; its
+        # verdict goes to the pull request (status, comment), the command itself succeeded
+        open_pr.validate_pull(job, pull, settled.commit)
+        job.reporter.set_output("commit_sha", settled.commit)
     else:
         set_outputs(job.reporter, pr_number=request.number)
     return 1 if settled.outcome is SettlementOutcome.FAILED else 0
@@ -220,16 +218,19 @@ def resolve_reply(settled: Settlement, pull: PullRequest, prefix: str) -> str:
                             "recall-log.tsv, commits\ngit push", "sh")
                 + "\n\nor fix the episodes on the branch so they no longer collide, and comment `/shelf resolve` "
                   "again.")
+    redone = f"put its derived files back to {base}'s version" if settled.restored else "regenerated its derived files"
     done = (f"Merged {base} ({md.code(settled.base[:12])}) into {head}" if settled.merged else
-            f"{head} already contains {base} ({md.code(settled.base[:12])}); regenerated its derived files")
-    lines = [f"🚀 {done} and pushed {md.code(settled.commit[:12])}: a plain push on top of "
-             f"{md.code(settled.head[:12])}.", ""]
-    if settled.carries_derived and result.regenerated:
+            f"{head} already contains {base} ({md.code(settled.base[:12])}); {redone}")
+    lines = [f"🚀 {done} in one commit, {md.code(settled.commit[:12])}, on top of {md.code(settled.head[:12])}: "
+             "made by GitHub (signed), the branch fast-forwarded to it, never forced.", ""]
+    if not settled.keeps_base_derived and result.regenerated:
         lines.append("- regenerated from the merged episodes: "
                      + ", ".join(md.code(repo_path(p, prefix)) for p in result.regenerated))
+    why = ("this branch regenerated them and `restore_derived` is on" if settled.carries_derived else
+           f"this branch leaves them to {base}")
     if settled.restored:
-        lines.append(f"- derived files: left at {base}'s version, since this branch leaves them to {base} "
-                     f"(the bot renders them there after the merge): {plural(len(settled.restored), 'file')}")
+        lines.append(f"- derived files: left at {base}'s version, since {why} (the bot renders them there after "
+                     f"the merge): {plural(len(settled.restored), 'file')}")
     if result.resolved:
         lines.append("- unioned, every row from both sides kept: "
                      + ", ".join(md.code(repo_path(p, prefix)) for p in result.resolved))

@@ -1,16 +1,20 @@
-"""`/shelf resolve`: settle a pull request's conflicts with its base by regeneration, then push.
+"""`/shelf resolve`: settle a pull request's conflicts with its base by regeneration, in one commit
+GitHub makes.
 
-Everything happens in a throwaway clone, never in the workspace, and nothing from the pull
-request is executed (no hooks, no signing, the bot's identity set in the clone's own config).
-The PR's head and base branches are fetched with their history, the base is merged into the head
-(`--no-commit`), and the core resolve regenerates every derived path (the archive's included)
-from the merged episodes and unions `recall-log.tsv`. A branch that carries rendered derived
-files gets them fresh; a branch that leaves them to the base keeps the base's, so its pull
-request still touches only episodes. The merge commit goes to the PR's branch with a plain
-push: a fast-forward of the head it was built on, never a force, so a branch someone pushed to
-meanwhile is never overwritten (the work starts again from the new head, a bounded number of
-times). A conflict only a human can settle (an episode, a config file) means nothing is pushed;
-a fork's branch is refused, since the job's token cannot write to another repository.
+The merge is computed in a throwaway clone, never in the workspace, and nothing from the pull
+request is executed (no hooks, no signing). The PR's head and base branches are fetched with their
+history, the base is merged into the head (`--no-commit`), and the core resolve regenerates every
+derived path (the archive's included) from the merged episodes and unions `recall-log.tsv`. Derived
+files stay at the base's version when the branch leaves them to the base, and also when it carries
+regenerated ones and the base's `restore_derived` is on (the default), so the pull request touches
+only episodes; with `restore_derived: false` a branch that carries them gets them fresh. The clone
+never commits: the merged tree's difference from the head's (paths, modes, deletions) goes through
+the port as one commit with the head and the base as parents, no explicit author, so GitHub signs
+it, and the branch is fast-forwarded to it, never forced. A branch someone pushed to meanwhile
+starts the work again from its new head (a bounded number of times); a protected branch, a ruleset
+(GH013) or a read-only token is named in the reply. A conflict only a human can settle (an episode,
+a config file) means nothing is committed; a fork's branch is refused, since the job's token cannot
+write to another repository.
 """
 
 from __future__ import annotations
@@ -29,14 +33,21 @@ from memshelf_render.shelf import Shelf, load_shelf
 
 from ..gitlocal import EOO, GitFailed, LocalRepo
 from ..job import Job
-from ..port import PullRequest, PullState
+from ..port import FileMode, FilesCommit, PortError, PullRequest, PullState, Reason, RefUpdate
+from .pull_request import base_settings
 
 MAX_ATTEMPTS = 3
+GITLINK, DELETED = "160000", "000000"
+REFUSED_UPDATES = {
+    RefUpdate.PROTECTED: "a branch protection rule on {branch} refused the update",
+    RefUpdate.RULESET: "a repository ruleset on {branch} refused the update (GH013)",
+    RefUpdate.READ_ONLY: "the token may not write to {branch} (read-only)",
+}
 
 
 class SettlementOutcome(StrEnum):
-    READY = "ready"  # a commit to push (within `settle` only)
-    PUSHED = "pushed"
+    READY = "ready"  # a commit to make (within `settle` only)
+    COMMITTED = "committed"
     UP_TO_DATE = "up-to-date"
     NEEDS_HUMAN = "needs-human"
     REFUSED = "refused"
@@ -50,13 +61,15 @@ class Settlement:
     outcome: SettlementOutcome
     head: str = ""  # the PR head the merge was built on
     base: str = ""  # the base commit merged in
-    commit: str = ""  # the pushed commit
+    commit: str = ""  # the commit the branch now points at
     result: ResolveResult | None = None
     reason: str = ""  # refused / failed: why
     carries_derived: bool = False
     merged: bool = False  # the base was merged in (else the head already held it: derived files only)
     attempts: int = 0
+    keeps_base_derived: bool = True  # derived files stay at the base's version (else: regenerated)
     restored: list[str] = field(default_factory=list)  # derived paths kept at the base's version
+    change: FilesCommit | None = None  # ready: the commit to make
 
 
 @contextmanager
@@ -69,47 +82,62 @@ def _clone(job: Job) -> Iterator[LocalRepo]:
 
 
 def settle(job: Job, pull: PullRequest, requested_by: str) -> Settlement:
-    """Merge the base into the PR's branch with derived files regenerated, and push it."""
+    """Merge the base into the PR's branch with derived files settled, as one commit GitHub makes."""
     if pull.state is not PullState.OPEN:
         return Settlement(SettlementOutcome.REFUSED, reason="the pull request is closed")
     if pull.is_fork_of(job.full_name):
         return Settlement(SettlementOutcome.REFUSED, reason=(
             f"its branch lives in a fork ({pull.head_label}), and this "
-            f"job's token can only push to {job.full_name}"))
+            f"job's token can only write to {job.full_name}"))
     head_ref, base_ref = pull.head_ref, pull.base_ref
     attempt = 0
     while True:
         attempt += 1
         with _clone(job) as clone:
             settled = _attempt(job, clone, head_ref, base_ref, requested_by)
-            settled.attempts = attempt
-            if settled.outcome is not SettlementOutcome.READY:
-                return settled
-            try:
-                clone.push(settled.commit, head_ref)
-            except GitFailed as exc:
-                if exc.moved and attempt < MAX_ATTEMPTS:
-                    job.reporter.log(f"memshelf-bot: {head_ref} moved while resolving (attempt {attempt}); "
-                                     "starting again from its new head")
-                    continue
-                settled.outcome = SettlementOutcome.FAILED
-                settled.reason = (f"{head_ref} kept moving while the bot resolved it ({attempt} attempts)"
-                                  if exc.moved else f"the token may not push to {head_ref}: {exc}")
-                return settled
-            settled.outcome = SettlementOutcome.PUSHED
+        settled.attempts = attempt
+        if settled.outcome is not SettlementOutcome.READY:
             return settled
+        assert settled.change is not None
+        try:
+            sha = job.port.create_commit(settled.change)
+            moved = job.port.move_branch(head_ref, sha)
+        except PortError as exc:
+            if exc.reason not in (Reason.READ_ONLY, Reason.FORBIDDEN):
+                raise
+            return _failed(settled, f"the token may not write to {head_ref}: {exc.message}")
+        if moved is RefUpdate.NON_FAST_FORWARD and attempt < MAX_ATTEMPTS:
+            job.reporter.log(f"memshelf-bot: {head_ref} moved while resolving (attempt {attempt}); "
+                             "starting again from its new head")
+            continue
+        if moved is RefUpdate.NON_FAST_FORWARD:
+            return _failed(settled, f"{head_ref} kept moving while the bot resolved it ({attempt} attempts)")
+        if moved is not RefUpdate.MOVED:
+            return _failed(settled, REFUSED_UPDATES[moved].format(branch=head_ref))
+        settled.commit, settled.outcome = sha, SettlementOutcome.COMMITTED
+        return settled
 
 
-def _message(base_ref: str, head_ref: str, requested_by: str, merged: bool) -> str:
-    if not merged:
-        return (f"Regenerate the derived files of {head_ref}\n\nBy memshelf-bot on /shelf resolve (requested by "
-                f"{requested_by}): {head_ref} already contains {base_ref}; its derived files follow its episodes.\n")
-    return (f"Merge {base_ref} into {head_ref}\n\nSettled by memshelf-bot on /shelf resolve (requested by "
-            f"{requested_by}): derived files regenerated from the merged episodes, recall-log.tsv unioned.\n")
+def _failed(settled: Settlement, reason: str) -> Settlement:
+    settled.outcome, settled.reason = SettlementOutcome.FAILED, reason
+    return settled
+
+
+def _message(base_ref: str, head_ref: str, requested_by: str, merged: bool, restored: bool) -> str:
+    by = f"memshelf-bot on /shelf resolve (requested by {requested_by})"
+    derived = (f"derived files kept at {base_ref}'s version (the bot renders them there after the merge)"
+               if restored else "derived files regenerated from the merged episodes")
+    if merged:
+        return f"Merge {base_ref} into {head_ref}\n\nSettled by {by}: {derived}, recall-log.tsv unioned.\n"
+    if restored:
+        return (f"Restore derived files of {head_ref} to {base_ref}'s version\n\nBy {by}: {head_ref} already "
+                f"contains {base_ref}; its {derived}.\n")
+    return (f"Regenerate the derived files of {head_ref}\n\nBy {by}: {head_ref} already contains {base_ref}; "
+            "its derived files follow its episodes.\n")
 
 
 def _attempt(job: Job, clone: LocalRepo, head_ref: str, base_ref: str, requested_by: str) -> Settlement:
-    """One try in a fresh clone: `ready` with the commit to push, or how it ended."""
+    """One try in a fresh clone: `ready` with the commit to make, or how it ended."""
     try:
         shas = clone.fetch_branches(head_ref, base_ref)
     except GitFailed as exc:
@@ -136,17 +164,52 @@ def _attempt(job: Job, clone: LocalRepo, head_ref: str, base_ref: str, requested
                          merged=in_merge)
     if result.unresolved:
         return settled
-    if carries and not in_merge and result.regenerated:
+    settled.keeps_base_derived = keeps_base = not carries or _restores_derived(job, base, base_ref)
+    if not keeps_base and not in_merge and result.regenerated:
         clone.git("add", "-A", "--", *[repo_path(p, prefix) for p in result.regenerated])
-    if not carries:
+    if keeps_base:
         settled.restored = _keep_base_derived(clone, prefix, base)
-    if not in_merge and clone.run("diff", "--cached", "--quiet").returncode == 0:
+    try:
+        files, modes = _difference(clone, head, clone.git("write-tree").strip())
+    except _Gitlink as exc:
+        return _failed(settled, f"{exc.path} is a submodule (a gitlink), which the bot never writes")
+    if not in_merge and not files:
         settled.outcome = SettlementOutcome.UP_TO_DATE
         return settled
-    clone.git("commit", "--quiet", "--no-verify", "-m", _message(base_ref, head_ref, requested_by, in_merge))
-    settled.commit = clone.git("rev-parse", "HEAD").strip()
+    message = _message(base_ref, head_ref, requested_by, in_merge, bool(settled.restored))
+    settled.change = FilesCommit(head, message, files, modes, merged=(base,) if in_merge else ())
     settled.outcome = SettlementOutcome.READY
     return settled
+
+
+def _restores_derived(job: Job, base: str, base_ref: str) -> bool:
+    """The base's `restore_derived` (a branch cannot opt itself out)."""
+    return job.workspace.apply(base_settings(job, base, base_ref)).restore_derived
+
+
+class _Gitlink(Exception):
+    def __init__(self, path: str) -> None:
+        super().__init__(path)
+        self.path = path
+
+
+def _difference(clone: LocalRepo, head: str, tree: str) -> tuple[dict[str, bytes | None], dict[str, FileMode]]:
+    """What `tree` changes from `head`'s tree: the bytes (None: deleted) and the mode of each
+    path that is not a plain file; a submodule on either side raises `_Gitlink`."""
+    fields = clone.git("diff-tree", "-r", "-z", "--raw", "--no-renames", EOO, head, tree).split("\0")
+    files: dict[str, bytes | None] = {}
+    modes: dict[str, FileMode] = {}
+    for meta, path in zip(fields[0::2], fields[1::2], strict=False):
+        old_mode, new_mode, _, new_sha, _ = meta.lstrip(":").split(" ")
+        if GITLINK in (old_mode, new_mode):
+            raise _Gitlink(path)
+        if new_mode == DELETED:
+            files[path] = None
+            continue
+        files[path] = clone.run("cat-file", "blob", new_sha).stdout
+        if new_mode != FileMode.FILE:
+            modes[path] = FileMode(new_mode)
+    return files, modes
 
 
 def _changed(clone: LocalRepo, old: str, new: str) -> list[str]:
