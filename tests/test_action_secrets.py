@@ -106,7 +106,7 @@ def test_no_token_when_resolve_cannot_push(harness: Harness) -> None:
     result = harness.step("issue_comment", payload, harness.workspace(harness.sb.store.ref("refs/heads/main") or ""),
                           token=read_only)
     assert result.exit_code == 1
-    assert "😕 `/shelf resolve` failed: the token may not push to shelve/b" in result.summary
+    assert "😕 `/shelf resolve` failed: the token may not write to shelve/b" in result.summary
     for name, text in channels(harness, result).items():
         assert read_only not in text, f"the token leaked into the {name}"
     assert result.masks == [read_only]

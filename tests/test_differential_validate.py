@@ -34,7 +34,7 @@ from tests.shelfgen import DERIVED_MUTATIONS, LINK_MODES, MUTATIONS, Mutation, g
 REPO = Path(__file__).resolve().parent.parent
 CLEAN_SEEDS = (1, 2, 3)
 SWEEP_SEED = 21
-MORE_SEEDS = (22, 23)
+MORE_SEEDS = (22,)  # with SWEEP_SEED, every mutation on two shelves of different shape
 # What an unrendered shelf has by definition: no ledger and no INDEX yet.
 LAG = {"ledger-missing", "index-missing"}
 # Shapes of the secrets the mutations plant; none may ever appear in our output (PRODUCT.md).
