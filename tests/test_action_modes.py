@@ -24,7 +24,7 @@ UNREACHABLE = "http://127.0.0.1:9"  # nothing listens: these modes must not need
 BAD = "docs/topics/2026-09-23-nas.md"
 BAD_TEXT = episode("2026-09-23-nas").replace("id: 2026-09-23-nas", "id: nas")
 EMPTY = {k: "" for k in ("verdict", "errors", "warnings", "episodes", "changed", "commit_sha", "pr_number",
-                         "standing_tokens")}
+                         "standing_tokens", "sarif_file")}
 
 
 def test_validate_mode_in_a_shallow_checkout_checks_every_episode_and_says_why(harness: Harness) -> None:

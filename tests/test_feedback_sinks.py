@@ -5,6 +5,8 @@ and treats a token that may not write as a delivery, not a failure."""
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -79,12 +81,45 @@ def test_suggestions_become_one_review_with_suggestion_blocks(gh: FakeGH) -> Non
 
 
 def test_sarif_has_repository_paths_and_no_secret(tmp_path: Path) -> None:
-    out = tmp_path / "memshelf-bot.sarif"
-    SarifSink(out, WorkflowReporter().clean).publish(publication(FINDINGS))
-    text = out.read_text()
+    delivered = SarifSink(tmp_path, WorkflowReporter().clean).publish(publication(FINDINGS))
+    assert delivered.delivery is Delivery.DONE
+    assert delivered.outputs == {"sarif_file": ".memshelf-bot/memshelf-bot.sarif"}
+    text = (tmp_path / ".memshelf-bot" / "memshelf-bot.sarif").read_text()
     log = json.loads(text)
     uris = [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in log["runs"][0]["results"]]
     assert uris == [f"memory/{PATH}", f"memory/{PATH}", "memory/shelf.yml"] and SECRET not in text
+    assert sorted(p.name for p in (tmp_path / ".memshelf-bot").iterdir()) == ["memshelf-bot.sarif"]
+
+
+def test_sarif_replaces_a_planted_file_but_never_writes_through_a_symlink(tmp_path: Path) -> None:
+    """The workspace is the pull request's checkout: a file it holds at the path is replaced
+    (not written through: a hard link's other name keeps its bytes), a symlink or a
+    non-directory in the way is refused and named, and the output stays empty."""
+    planted = tmp_path / ".memshelf-bot"
+    planted.mkdir()
+    elsewhere = tmp_path / "elsewhere.txt"
+    elsewhere.write_text("keep\n")
+    os.link(elsewhere, planted / "memshelf-bot.sarif")
+    assert SarifSink(tmp_path, str).publish(publication(FINDINGS)).delivery is Delivery.DONE
+    assert elsewhere.read_text() == "keep\n" and json.loads((planted / "memshelf-bot.sarif").read_text())["runs"]
+
+    (planted / "memshelf-bot.sarif").unlink()
+    (planted / "memshelf-bot.sarif").symlink_to(elsewhere)
+    refused = SarifSink(tmp_path, str).publish(publication(FINDINGS))
+    assert (refused.delivery, refused.outputs) == (Delivery.FAILED, {})
+    assert "not a regular file" in refused.said and elsewhere.read_text() == "keep\n"
+
+    shutil.rmtree(planted)
+    target = tmp_path / "target"
+    target.mkdir()
+    planted.symlink_to(target)
+    refused = SarifSink(tmp_path, str).publish(publication(FINDINGS))
+    assert refused.delivery is Delivery.FAILED and "not a directory" in refused.said and list(target.iterdir()) == []
+
+    planted.unlink()
+    planted.write_text("a file\n")
+    refused = SarifSink(tmp_path, str).publish(publication(FINDINGS))
+    assert refused.delivery is Delivery.FAILED and planted.read_text() == "a file\n"
 
 
 def test_the_workflow_reporter_and_the_fake_satisfy_their_protocols(gh: FakeGH) -> None:

@@ -15,7 +15,18 @@ from memshelf_render.validate import Report
 
 from ..job import Job
 from ..port import PortError, Reason
-from ..report import OUTPUTS, Level, Note, Publication, Reporter, Suggestion, comment, notes, summary
+from ..report import (
+    OUTPUTS,
+    Delivery,
+    Level,
+    Note,
+    Publication,
+    Reporter,
+    Suggestion,
+    comment,
+    notes,
+    summary,
+)
 from ..report.suggestions import suggest
 from . import fork_comment, stale
 
@@ -79,12 +90,16 @@ def publish_check(job: Job, outcome: Outcome, shelf: Shelf | None, *, title: str
         actions.append(stale.withheld(job, pr_number or 0, head_sha, newer))
     elif pr_number is not None:
         actions.append(_sticky(job, publication, shelf))
+    given: dict[str, str] = {}
     for sink in job.sinks if newer is None else ():
-        actions.append(sink.publish(publication).said)
+        delivered = sink.publish(publication)
+        given.update(delivered.outputs)
+        if delivered.delivery is not Delivery.SKIPPED:
+            actions.append(delivered.said)
     counts = outcome.counts
     reporter.add_summary(summary.check_page(title, outcome, job.prefix, cut=list(reporter.cut), actions=actions,
                                             waits=list(job.port.waits), suggestions=suggestions))
-    set_outputs(reporter, verdict=outcome.verdict, errors=counts["error"], warnings=counts["warning"],
+    set_outputs(reporter, **given, verdict=outcome.verdict, errors=counts["error"], warnings=counts["warning"],
                 episodes=outcome.checked, changed=files, pr_number=pr_number or "",
                 standing_tokens=outcome.standing.head if outcome.standing else "")
     reporter.log(f"memshelf-bot: {outcome.verdict} ({counts['error']} error(s), {counts['warning']} warning(s))")

@@ -36,7 +36,11 @@ class ReviewSink:
         try:
             self.port.review(publication.pr_number, publication.head_sha, found)
         except PortError as exc:
-            if exc.reason in (Reason.READ_ONLY, Reason.FORBIDDEN, Reason.INVALID, Reason.NOT_FOUND):
+            if exc.reason in (Reason.READ_ONLY, Reason.FORBIDDEN):
+                return Delivered(Delivery.READ_ONLY, f"Suggested changes: in this summary (GitHub refused the "
+                                                     f"review: {exc.status or exc.reason.value}; the token needs "
+                                                     "`pull-requests: write`).")
+            if exc.reason in (Reason.INVALID, Reason.NOT_FOUND):
                 return Delivered(Delivery.FAILED, f"Suggested changes: not posted as a review ({exc.reason.value}); "
                                                   "this summary lists them.")
             raise
