@@ -10,6 +10,7 @@ operation raise a `PortError`; `ref_answers` and `auto_merge_answers` queue type
 
 from __future__ import annotations
 
+import re
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -156,7 +157,11 @@ class FakeGH:
     def pull_files(self, number: int) -> PullFiles:
         self._record("pull_files", number)
         pull = self.pulls[number]
-        files = self._diff(git(self.repo, "merge-base", pull.base_sha, pull.head_sha).strip(), pull.head_sha)
+        base = git(self.repo, "merge-base", pull.base_sha, pull.head_sha).strip()
+        text = git(self.repo, "diff", "-M", "--no-color", "--no-ext-diff", base, pull.head_sha)
+        hunks = [chunk[chunk.find("\n@@") + 1:].rstrip("\n") if "\n@@" in chunk else None
+                 for chunk in re.split(r"^diff --git ", text, flags=re.M)[1:]]  # in the order --name-status lists
+        files = tuple(replace(f, patch=patch) for f, patch in zip(self._diff(base, pull.head_sha), hunks, strict=True))
         return PullFiles(files, self.pull_file_total.get(number, len(files)))
 
     def open_pulls(self, head_branch: str, base: str | None = None) -> tuple[PullRequest, ...]:

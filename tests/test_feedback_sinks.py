@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.port import AnnotationLevel, CheckStatus, Conclusion, Reason
+from bot.port import AnnotationLevel, ChangedFile, CheckStatus, Conclusion, FileStatus, PullFiles, Reason
 from bot.report import Delivery, Publication, Suggestion
 from bot.report.check_run import CheckRunSink, fit
-from bot.report.review import ReviewSink
+from bot.report.review import ReviewSink, commentable
 from bot.report.sarif import SarifSink
 from bot.report.workflow import WorkflowReporter
 from memshelf_render.check import Outcome
@@ -54,6 +54,12 @@ def test_a_check_run_completes_with_every_finding_on_a_file_as_a_masked_annotati
     assert SECRET not in text and "«redacted:aws-access-key»" in text
 
 
+def test_the_lines_a_review_comment_may_sit_on_are_the_diffs_head_side() -> None:
+    assert commentable("@@ -1,3 +1,4 @@\n a\n-b\n+c\n+d\n e\n\\ No newline at end of file\n@@ -20 +21,2 @@\n+x\n y") == {
+        1, 2, 3, 4, 21, 22}
+    assert commentable(None) == commentable("") == frozenset()
+
+
 def test_a_check_run_summary_is_cut_at_githubs_limit_at_a_line() -> None:
     text = "".join(f"line {i}\n" for i in range(20_000))
     cut = fit(text)
@@ -67,10 +73,13 @@ def test_a_token_without_checks_write_is_said_not_raised(gh: FakeGH) -> None:
     assert sink.publish(publication(FINDINGS)).delivery is Delivery.READ_ONLY
 
 
-def test_suggestions_become_one_review_with_suggestion_blocks(gh: FakeGH) -> None:
+def test_suggestions_on_the_diff_become_one_review_with_suggestion_blocks(gh: FakeGH) -> None:
+    patch = "@@ -1,2 +1,3 @@\n ---\n+tags: [a]\n id: x\n@@ -9 +10,0 @@\n-gone"
+    gh.pull_files = lambda number: PullFiles((ChangedFile(FileStatus.MODIFIED, f"memory/{PATH}", patch=patch),), 1)
     fix = Suggestion(PATH, 1, "field-missing", "---", f"tags: []\n---\n# {SECRET}", "add the key")
-    delivered = ReviewSink(gh, WorkflowReporter().clean).publish(publication(FINDINGS, suggestions=(fix,)))
-    assert delivered.delivery is Delivery.DONE
+    off = Suggestion(PATH, 7, "control-character", "a\tb", "a b", "flatten")  # line 7 is not in the diff
+    delivered = ReviewSink(gh, WorkflowReporter().clean).publish(publication(FINDINGS, suggestions=(fix, off)))
+    assert delivered.delivery is Delivery.DONE and "; 1 on lines outside the diff are in this summary" in delivered.said
     [(number, sha, comments)] = gh.reviews
     assert (number, sha) == (1, "a" * 40)
     [comment] = comments

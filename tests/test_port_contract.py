@@ -111,6 +111,7 @@ def test_pull_requests_files_compare_and_edits(port: PyGithubPort, sandbox: Sand
     assert files.total == 2 and files.unlisted == 0
     assert {(f.status, f.path) for f in files.files} == {(FileStatus.ADDED, "docs/topics/2026-01-06-second.md"),
                                                         (FileStatus.MODIFIED, "README.md")}
+    assert "\n+# changed" in next(f.patch for f in files.files if f.path == "README.md")  # the hunks review comments need
     comparison = port.compare("main", head)
     assert comparison.ahead_by == 1 and comparison.behind_by == 0 and len(comparison.files) == 2
     assert comparison.base_sha == port.branch_sha("main") and comparison.commits[0].sha == head
