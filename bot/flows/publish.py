@@ -14,7 +14,7 @@ from memshelf_render.shelf import Shelf
 from memshelf_render.validate import Report
 
 from ..job import Job
-from ..port import PortError, Reason
+from ..port import ChangedFile, PortError, Reason
 from ..report import (
     OUTPUTS,
     Delivery,
@@ -71,7 +71,7 @@ def suggestions_for(job: Job, outcome: Outcome, shelf: Shelf | None) -> list[Sug
 
 def publish_check(job: Job, outcome: Outcome, shelf: Shelf | None, *, title: str, head_sha: str,
                   pr_number: int | None = None, files: int = 0, actions: list[str] | None = None,
-                  remarks: list[str] | None = None) -> int:
+                  remarks: list[str] | None = None, changed: tuple[ChangedFile, ...] | None = None) -> int:
     """Tell the author everything, everywhere it belongs; return the exit status. `remarks`
     (what the bot did about the pull request) go into the sticky comment and the summary."""
     reporter = job.reporter
@@ -84,7 +84,7 @@ def publish_check(job: Job, outcome: Outcome, shelf: Shelf | None, *, title: str
     notes.emit(reporter, findings, job.prefix)
     suggestions = suggestions_for(job, outcome, shelf)
     publication = Publication(title, head_sha, outcome, job.workspace.shelf_path, tuple(suggestions), pr_number,
-                              files, tuple(actions), tuple(remarks), job.workspace.run_url)
+                              files, tuple(actions), tuple(remarks), job.workspace.run_url, changed)
     newer = stale.newer_head(job, pr_number, head_sha) if pr_number is not None else None
     if newer is not None:
         actions.append(stale.withheld(job, pr_number or 0, head_sha, newer))

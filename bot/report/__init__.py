@@ -21,6 +21,8 @@ from memshelf_render.check import Outcome
 from memshelf_render.findings import Finding
 from memshelf_render.redact import PolicyPack
 
+from ..port import ChangedFile
+
 OUTPUTS = ("verdict", "errors", "warnings", "episodes", "changed", "commit_sha", "pr_number", "standing_tokens",
            "sarif_file")
 
@@ -106,6 +108,7 @@ class Publication:
     actions: tuple[str, ...] = ()
     remarks: tuple[str, ...] = ()
     summary_url: str | None = None
+    changed: tuple[ChangedFile, ...] | None = None  # the pull request's files, hunks included, when the flow read them
 
     @property
     def prefix(self) -> str:

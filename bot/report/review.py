@@ -2,7 +2,7 @@
 only works there. One review per run that has suggestions, each comment on its line of the head
 (`side: RIGHT`). GitHub refuses a whole review when one comment sits on a line its diff does not
 show, so only the suggestions on the diff's lines go into it (the PR's file list carries the
-hunks). When the token may not write (a fork's), or GitHub refuses, the job summary keeps every
+hunks: the flow's, else read here). When the token may not write (a fork's), or GitHub refuses, the job summary keeps every
 block; it keeps them anyway.
 """
 
@@ -60,7 +60,8 @@ class ReviewSink:
         if self.port.read_only:
             return Delivered(Delivery.READ_ONLY, "Suggested changes: in this summary (the token may not review).")
         try:
-            lines = {f.path: commentable(f.patch) for f in self.port.pull_files(number).files}
+            listed = publication.changed if publication.changed is not None else self.port.pull_files(number).files
+            lines = {f.path: commentable(f.patch) for f in listed}
             placed = on_the_diff(publication, lines)
             if not placed:
                 return Delivered(Delivery.SKIPPED, "Suggested changes: in this summary (their lines are not in the "
