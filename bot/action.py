@@ -28,7 +28,10 @@ from .flows.push import not_handled
 from .gitlocal import GitFailed
 from .job import Job
 from .port import PortError, Reason
-from .report import Level, Note
+from .report import Level, Note, Sink
+from .report.check_run import CheckRunSink
+from .report.review import ReviewSink
+from .report.sarif import SarifSink
 from .report.workflow import WorkflowReporter
 
 Flow = Callable[[Job], int]
@@ -114,6 +117,21 @@ def writes(mode: str, job: Job) -> bool:
     return mode not in LOCAL_MODES
 
 
+def sinks(mode: str, job: Job) -> list[Sink]:
+    """Where the Action's check goes besides the log, the summary and the sticky comment. A run
+    that writes to GitHub also tries the check run (`checks: write`) and the review comments
+    holding the suggestions (`pull-requests: write`): a fork's read-only token makes no request,
+    a refusal (403) is said in the summary, which keeps every suggestion either way. A pull
+    request's check also leaves its findings as a SARIF file (the `sarif_file` output)."""
+    found: list[Sink] = []
+    if writes(mode, job):
+        clean = job.reporter.clean
+        found += [CheckRunSink(job.port, clean), ReviewSink(job.port, clean)]
+    if mode in ("auto", "guard") and job.event.kind.is_pull_request:
+        found.append(SarifSink(job.workspace.root, job.reporter.clean))
+    return found
+
+
 def run(env: Mapping[str, str], reporter: WorkflowReporter) -> int:
     """One Action step; every failure ends as an annotation and an exit status, never a traceback.
     Outputs (all of them, empty when not applicable) and the summary are written whatever happens."""
@@ -149,6 +167,7 @@ def _run(env: Mapping[str, str], reporter: WorkflowReporter) -> int:
         set_outputs(reporter, verdict="config-error")
         return 2
     context.trust_workspace(job.workspace.root, reporter)
+    job.sinks += sinks(given.mode, job)
     try:
         return MODE_FLOWS[given.mode](job)
     except ContextError as exc:

@@ -69,6 +69,7 @@ class ChangedFile:
     status: FileStatus
     path: str
     previous_path: str | None = None
+    patch: str | None = None  # the diff's hunks as GitHub lists them (None: binary, too large, or a pure rename)
 
 
 @dataclass(frozen=True, slots=True)

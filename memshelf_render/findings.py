@@ -13,11 +13,14 @@ __all__ = ["Finding", "Severity"]
 @dataclass(frozen=True, slots=True)
 class Replacement:
     """A mechanical fix the rule knows: line `line` of the file becomes `text` (one or more
-    lines), for `why`. Front-ends turn it into a suggestion; nothing parses messages for it."""
+    lines), for `why`. Front-ends turn it into a suggestion; nothing parses messages for it.
+    `certain`: the text is the one right answer, which `fix` applies; otherwise it holds
+    placeholders a person completes, and is only suggested."""
 
     line: int
     text: str
     why: str
+    certain: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,12 +24,12 @@ from .findings import Finding, Severity
 from .redact import PolicyPack, mask
 from .rules import Context
 from .shelf import EpisodeRef, Shelf
+from .yamlload import scalar_text
 
 BOM = b"\xef\xbb\xbf"
 MAX_PASSES = 4  # each pass fixes what the last one's parse found; two are the most seen
 _LINES = re.compile(rb"(\r\n|\r|\n)")
 _KEY_LINE = re.compile(r"^(?P<key>[A-Za-z_][\w-]*)(?P<sep>:[ \t]*)(?P<value>.*)$")
-_MISSING = re.compile(r"required key '([a-z_]+)' is missing")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _JSON_BREAKS = re.compile(r"\\[tnrfbv]|\\u00[01][0-9a-fA-F]")
 QUOTABLE = ("frontmatter-yaml-invalid", "frontmatter-ambiguous", "span-invalid")
@@ -43,16 +43,6 @@ class FileFix:
     path: str  # shelf-relative
     data: bytes  # the fixed file
     codes: tuple[str, ...]  # the finding codes fixed, in order
-
-
-def yaml_value(text: str) -> str:
-    """`text` as a YAML scalar that reads back as exactly `text`: plain when it does, else JSON."""
-    try:
-        if yamlload.load(f"k: {text}") == {"k": text}:
-            return text
-    except (yaml.YAMLError, yamlload.AliasError):
-        pass
-    return json.dumps(text, ensure_ascii=False)
 
 
 def quoted(value: str) -> str | None:
@@ -102,13 +92,14 @@ def _tags_list(line: str) -> str | None:
         items = [item.strip() for item in raw.split(",") if item.strip()]
     else:
         return None
-    return f"tags: [{', '.join(yaml_value(item) for item in items)}]"
+    return f"tags: [{', '.join(scalar_text(item) for item in items)}]"
 
 
-def _line_fix(f: Finding, ep: Episode, line: str) -> str | None:
+def line_fix(f: Finding, ep: Episode, line: str) -> str | None:
+    """The line `line` (the finding's) becomes, for a code fixed on its own line; None otherwise."""
     if f.code == "id-mismatch":
         m = _KEY_LINE.match(line)
-        return f"id: {yaml_value(ep.stem)}" if m is not None and m.group("key") == "id" else None
+        return f"id: {scalar_text(ep.stem)}" if m is not None and m.group("key") == "id" else None
     if f.code == "tags-invalid":
         return _tags_list(line)
     if f.code == "control-character":
@@ -160,16 +151,19 @@ def _pass(data: bytes, ep: Episode, findings: list[Finding], pack: PolicyPack) -
         if f.line is None or not 1 <= f.line <= count or f.path != ep.path:
             continue
         line = lines.get(f.line)
-        fixed = _line_fix(f, ep, line)
+        fixed = line_fix(f, ep, line)
         if fixed is not None and fixed != line:
             lines.set(f.line, fixed)
             codes.append(f.code)
-    missing_id = any(f.code == "field-missing" and (m := _MISSING.search(f.message)) and m.group(1) == "id"
-                     for f in findings)
-    if missing_id and ep.fm_close is not None and 1 <= ep.fm_close <= count:
-        closing = lines.get(ep.fm_close)
-        lines.set(ep.fm_close, f"id: {yaml_value(ep.stem)}" + lines.ending().decode() + closing)
-        codes.append("field-missing")
+    for f in findings:  # the lines a rule inserts when it knows them for certain (the missing id)
+        r = f.replacement
+        if r is None or not r.certain or not 1 <= r.line <= count:
+            continue
+        *added, kept = r.text.split("\n")
+        if added and kept == lines.get(r.line):
+            ending = lines.ending().decode()
+            lines.set(r.line, "".join(a + ending for a in added) + kept)
+            codes.append(f.code)
     bom = lines.bom and not any(f.code == "bom" for f in findings)
     if lines.bom and not bom:
         codes.append("bom")

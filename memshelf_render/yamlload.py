@@ -123,6 +123,16 @@ def load(text: str) -> Any:
     return None if node is None else construct(node)
 
 
+def scalar_text(text: str) -> str:
+    """`text` as a YAML scalar that reads back as exactly `text`: plain when it does, else JSON."""
+    try:
+        if load(f"k: {text}") == {"k": text}:
+            return text
+    except (yaml.YAMLError, AliasError):
+        pass
+    return json.dumps(text, ensure_ascii=False)
+
+
 # --- the fast path for the frontmatter agents actually write --------------------------------
 #
 # Most frontmatter is one `key: value` per line with plain, quoted or `[a, b]` values. For

@@ -15,7 +15,16 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from . import graphql, routes_checks, routes_git, routes_issues, routes_pulls, routes_repo, smart_http
+from . import (
+    graphql,
+    routes_checks,
+    routes_git,
+    routes_issues,
+    routes_pulls,
+    routes_repo,
+    routes_reviews,
+    smart_http,
+)
 from .api import ROUTES, ApiError, Context, Reply
 from .app import App, looks_like_jwt, refusal
 from .calllog import CallLog
@@ -25,7 +34,8 @@ from .openapi import Operation, description
 from .repo import Repository
 from .state import PERMISSIONS, Call, Principal, RepoSettings, State
 
-ROUTE_MODULES = (routes_checks, routes_git, routes_issues, routes_pulls, routes_repo)  # importing them fills ROUTES
+# importing them fills ROUTES
+ROUTE_MODULES = (routes_checks, routes_git, routes_issues, routes_pulls, routes_repo, routes_reviews)
 REST_DOCS = "https://docs.github.com/rest"
 GRAPHQL_DOCS = "https://docs.github.com/graphql"
 REPO_ID_RANGE = 10_000_000  # ids of objects in the n-th repository start at 1001 + n * this

@@ -169,6 +169,37 @@ class Comment:
 
 
 @dataclass
+class Review:
+    """A submitted pull-request review (`state` in GitHub's words: COMMENTED, APPROVED…)."""
+
+    id: int
+    pull_number: int
+    user: User
+    body: str
+    state: str
+    commit_id: str
+    submitted_at: str = field(default_factory=now)
+
+
+@dataclass
+class ReviewComment:
+    """One line comment of a review, placed on the pull request's diff."""
+
+    id: int
+    review_id: int
+    pull_number: int
+    user: User
+    path: str
+    side: str
+    line: int
+    position: int
+    diff_hunk: str
+    body: str
+    commit_id: str
+    created_at: str = field(default_factory=now)
+
+
+@dataclass
 class Status:
     id: int
     sha: str
@@ -238,6 +269,8 @@ class State:
         self._ids = itertools.count(first_id)  # repositories of one sandbox draw from disjoint ranges
         self.pulls: dict[int, PullRequest] = {}
         self.comments: dict[int, Comment] = {}
+        self.reviews: dict[int, Review] = {}
+        self.review_comments: dict[int, ReviewComment] = {}
         self.statuses: list[Status] = []
         self.check_runs: dict[int, CheckRun] = {}
         self.check_suites: dict[int, CheckSuite] = {}

@@ -10,6 +10,7 @@ operation raise a `PortError`; `ref_answers` and `auto_merge_answers` queue type
 
 from __future__ import annotations
 
+import re
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -63,6 +64,9 @@ def git(repo: Path, *args: str) -> str:
     return proc.stdout.decode("utf-8", "surrogateescape")
 
 
+CHECK_WRITES = ("create_check_run", "update_check_run")
+
+
 @dataclass
 class FakeGH:
     repo: Path  # the local git repository the git data comes from
@@ -99,8 +103,8 @@ class FakeGH:
         queued = self.refusals.get(op)
         if queued:
             error = queued.pop(0)
-            if error.reason is Reason.READ_ONLY:
-                self.read_only = True
+            if error.reason is Reason.READ_ONLY and op not in CHECK_WRITES:  # like the adapter: `checks: write`
+                self.read_only = True                                         # is a permission of its own
             raise error
 
     def _write(self, op: str, *args: Any) -> None:
@@ -153,7 +157,11 @@ class FakeGH:
     def pull_files(self, number: int) -> PullFiles:
         self._record("pull_files", number)
         pull = self.pulls[number]
-        files = self._diff(git(self.repo, "merge-base", pull.base_sha, pull.head_sha).strip(), pull.head_sha)
+        base = git(self.repo, "merge-base", pull.base_sha, pull.head_sha).strip()
+        text = git(self.repo, "diff", "-M", "--no-color", "--no-ext-diff", base, pull.head_sha)
+        hunks = [chunk[chunk.find("\n@@") + 1:].rstrip("\n") if "\n@@" in chunk else None
+                 for chunk in re.split(r"^diff --git ", text, flags=re.M)[1:]]  # in the order --name-status lists
+        files = tuple(replace(f, patch=patch) for f, patch in zip(self._diff(base, pull.head_sha), hunks, strict=True))
         return PullFiles(files, self.pull_file_total.get(number, len(files)))
 
     def open_pulls(self, head_branch: str, base: str | None = None) -> tuple[PullRequest, ...]:

@@ -4,6 +4,7 @@ in a sub-directory of its repository."""
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,7 @@ UNREACHABLE = "http://127.0.0.1:9"  # nothing listens: these modes must not need
 BAD = "docs/topics/2026-09-23-nas.md"
 BAD_TEXT = episode("2026-09-23-nas").replace("id: 2026-09-23-nas", "id: nas")
 EMPTY = {k: "" for k in ("verdict", "errors", "warnings", "episodes", "changed", "commit_sha", "pr_number",
-                         "standing_tokens")}
+                         "standing_tokens", "sarif_file")}
 
 
 def test_validate_mode_in_a_shallow_checkout_checks_every_episode_and_says_why(harness: Harness) -> None:
@@ -56,6 +57,22 @@ def test_a_shelf_in_a_sub_directory_reports_repository_paths(tmp_path: Path) -> 
         [sticky] = h.sticky(number)
         assert sticky.body.startswith("<!-- memshelf-bot:sticky shelf=memory -->")
         assert "| `memory/docs/topics/2026-09-22-ups.md` (added) | ✅ valid |" in sticky.body
+        # the Action's other sinks: the check run, the suggestion as a review comment, the SARIF file
+        [run] = sb.state.check_runs_for(sb.store.ref("refs/heads/shelve/sub"))
+        assert (run.name, run.conclusion) == ("memshelf-bot", "failure")
+        assert (f"memory/{BAD}", "memshelf-bot: id-mismatch") in {(a["path"], a.get("title")) for a in run.annotations}
+        pull = sb.github(action_harness.BOT_TOKEN).get_repo(action_harness.REPO).get_pull(number)
+        [review] = pull.get_reviews()
+        [comment] = pull.get_review_comments()
+        assert (comment.path, comment.pull_request_review_id, comment.user.login) == (
+            f"memory/{BAD}", review.id, "github-actions[bot]")
+        assert "```suggestion\nid: 2026-09-23-nas\n```" in comment.body
+        assert BAD_TEXT.split("\n")[comment.line - 1] == "id: nas"
+        assert result.outputs["sarif_file"] == ".memshelf-bot/memshelf-bot.sarif"
+        [workspace] = h.tmp.glob("workspace-*")
+        log = json.loads((workspace / result.outputs["sarif_file"]).read_text(encoding="utf-8"))
+        assert f"memory/{BAD}" in {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                                   for r in log["runs"][0]["results"]}
 
         before, after = h.merge(h.open_pr("shelve/sub-ok", {"memory/docs/topics/2026-09-22-ups.md":
                                                             episode("2026-09-22-ups")}))

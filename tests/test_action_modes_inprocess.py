@@ -20,7 +20,7 @@ from tests.fakegh import World, git
 BAD = "docs/topics/2026-09-23-nas.md"
 BAD_TEXT = episode("2026-09-23-nas").replace("id: 2026-09-23-nas", "id: nas")
 EMPTY = {k: "" for k in ("verdict", "errors", "warnings", "episodes", "changed", "commit_sha", "pr_number",
-                         "standing_tokens")}
+                         "standing_tokens", "sarif_file")}
 
 
 @pytest.fixture

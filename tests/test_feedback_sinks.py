@@ -5,14 +5,16 @@ and treats a token that may not write as a delivery, not a failure."""
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from pathlib import Path
 
 import pytest
 
-from bot.port import AnnotationLevel, CheckStatus, Conclusion, Reason
+from bot.port import AnnotationLevel, ChangedFile, CheckStatus, Conclusion, FileStatus, PullFiles, Reason
 from bot.report import Delivery, Publication, Suggestion
 from bot.report.check_run import CheckRunSink, fit
-from bot.report.review import ReviewSink
+from bot.report.review import ReviewSink, commentable
 from bot.report.sarif import SarifSink
 from bot.report.workflow import WorkflowReporter
 from memshelf_render.check import Outcome
@@ -52,6 +54,12 @@ def test_a_check_run_completes_with_every_finding_on_a_file_as_a_masked_annotati
     assert SECRET not in text and "«redacted:aws-access-key»" in text
 
 
+def test_the_lines_a_review_comment_may_sit_on_are_the_diffs_head_side() -> None:
+    assert commentable("@@ -1,3 +1,4 @@\n a\n-b\n+c\n+d\n e\n\\ No newline at end of file\n@@ -20 +21,2 @@\n+x\n y") == {
+        1, 2, 3, 4, 21, 22}
+    assert commentable(None) == commentable("") == frozenset()
+
+
 def test_a_check_run_summary_is_cut_at_githubs_limit_at_a_line() -> None:
     text = "".join(f"line {i}\n" for i in range(20_000))
     cut = fit(text)
@@ -65,10 +73,13 @@ def test_a_token_without_checks_write_is_said_not_raised(gh: FakeGH) -> None:
     assert sink.publish(publication(FINDINGS)).delivery is Delivery.READ_ONLY
 
 
-def test_suggestions_become_one_review_with_suggestion_blocks(gh: FakeGH) -> None:
+def test_suggestions_on_the_diff_become_one_review_with_suggestion_blocks(gh: FakeGH) -> None:
+    patch = "@@ -1,2 +1,3 @@\n ---\n+tags: [a]\n id: x\n@@ -9 +10,0 @@\n-gone"
+    gh.pull_files = lambda number: PullFiles((ChangedFile(FileStatus.MODIFIED, f"memory/{PATH}", patch=patch),), 1)
     fix = Suggestion(PATH, 1, "field-missing", "---", f"tags: []\n---\n# {SECRET}", "add the key")
-    delivered = ReviewSink(gh, WorkflowReporter().clean).publish(publication(FINDINGS, suggestions=(fix,)))
-    assert delivered.delivery is Delivery.DONE
+    off = Suggestion(PATH, 7, "control-character", "a\tb", "a b", "flatten")  # line 7 is not in the diff
+    delivered = ReviewSink(gh, WorkflowReporter().clean).publish(publication(FINDINGS, suggestions=(fix, off)))
+    assert delivered.delivery is Delivery.DONE and "; 1 on lines outside the diff are in this summary" in delivered.said
     [(number, sha, comments)] = gh.reviews
     assert (number, sha) == (1, "a" * 40)
     [comment] = comments
@@ -79,12 +90,45 @@ def test_suggestions_become_one_review_with_suggestion_blocks(gh: FakeGH) -> Non
 
 
 def test_sarif_has_repository_paths_and_no_secret(tmp_path: Path) -> None:
-    out = tmp_path / "memshelf-bot.sarif"
-    SarifSink(out, WorkflowReporter().clean).publish(publication(FINDINGS))
-    text = out.read_text()
+    delivered = SarifSink(tmp_path, WorkflowReporter().clean).publish(publication(FINDINGS))
+    assert delivered.delivery is Delivery.DONE
+    assert delivered.outputs == {"sarif_file": ".memshelf-bot/memshelf-bot.sarif"}
+    text = (tmp_path / ".memshelf-bot" / "memshelf-bot.sarif").read_text()
     log = json.loads(text)
     uris = [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in log["runs"][0]["results"]]
     assert uris == [f"memory/{PATH}", f"memory/{PATH}", "memory/shelf.yml"] and SECRET not in text
+    assert sorted(p.name for p in (tmp_path / ".memshelf-bot").iterdir()) == ["memshelf-bot.sarif"]
+
+
+def test_sarif_replaces_a_planted_file_but_never_writes_through_a_symlink(tmp_path: Path) -> None:
+    """The workspace is the pull request's checkout: a file it holds at the path is replaced
+    (not written through: a hard link's other name keeps its bytes), a symlink or a
+    non-directory in the way is refused and named, and the output stays empty."""
+    planted = tmp_path / ".memshelf-bot"
+    planted.mkdir()
+    elsewhere = tmp_path / "elsewhere.txt"
+    elsewhere.write_text("keep\n")
+    os.link(elsewhere, planted / "memshelf-bot.sarif")
+    assert SarifSink(tmp_path, str).publish(publication(FINDINGS)).delivery is Delivery.DONE
+    assert elsewhere.read_text() == "keep\n" and json.loads((planted / "memshelf-bot.sarif").read_text())["runs"]
+
+    (planted / "memshelf-bot.sarif").unlink()
+    (planted / "memshelf-bot.sarif").symlink_to(elsewhere)
+    refused = SarifSink(tmp_path, str).publish(publication(FINDINGS))
+    assert (refused.delivery, refused.outputs) == (Delivery.FAILED, {})
+    assert "not a regular file" in refused.said and elsewhere.read_text() == "keep\n"
+
+    shutil.rmtree(planted)
+    target = tmp_path / "target"
+    target.mkdir()
+    planted.symlink_to(target)
+    refused = SarifSink(tmp_path, str).publish(publication(FINDINGS))
+    assert refused.delivery is Delivery.FAILED and "not a directory" in refused.said and list(target.iterdir()) == []
+
+    planted.unlink()
+    planted.write_text("a file\n")
+    refused = SarifSink(tmp_path, str).publish(publication(FINDINGS))
+    assert refused.delivery is Delivery.FAILED and planted.read_text() == "a file\n"
 
 
 def test_the_workflow_reporter_and_the_fake_satisfy_their_protocols(gh: FakeGH) -> None:

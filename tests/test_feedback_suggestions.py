@@ -3,6 +3,7 @@ fix is a judgement call, and never a secret in a replacement."""
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from pathlib import Path
 
@@ -44,6 +45,7 @@ GOOD = episode("2026-09-23-nas")
     ('display_title: "UPS runtime"', "display_title: Plan: move the pool", "frontmatter-yaml-invalid"),
     ("mode: live", 'mode: live\nnotes: "a\tb"', "control-character"),
     ("mode: live", 'mode: live\nnotes: "a\\tb"', "control-character"),
+    ("tags: [homelab]", "tags: homelab, power", "tags-invalid"),
 ])
 def test_each_mechanical_fix_replaces_its_line(tmp_path: Path, before: str, after: str, code: str) -> None:
     text = GOOD.replace(before, after)
@@ -53,6 +55,7 @@ def test_each_mechanical_fix_replaces_its_line(tmp_path: Path, before: str, afte
         "frontmatter-ambiguous": 'span: "2026-09-23"' if "'" in after else 'span: "2026_09_23"',
         "frontmatter-yaml-invalid": 'display_title: "Plan: move the pool"',
         "control-character": 'notes: "a b"',
+        "tags-invalid": "tags: [homelab, power]",
     }[code]
     got = suggestions_for(tmp_path, text)
     assert (line, code, expected) in [(n, c, r) for n, c, _, r in got], got
@@ -80,3 +83,22 @@ def test_no_suggestion_where_the_fix_is_a_judgement_call(tmp_path: Path) -> None
     assert checked(tmp_path / "a", commented) == ({"frontmatter-ambiguous"}, [])
     plural = GOOD.replace("The UPS carries", "We saw the UPS carry")
     assert checked(tmp_path / "b", plural) == ({"digest-referent-we"}, [])
+
+
+def test_suggestions_come_from_the_findings_structure_never_their_words(tmp_path: Path) -> None:
+    """The same suggestions with every message blanked: codes, lines and the rules' replacements
+    carry them. Of the keys a rule inserts, only the id is certain (what `fix` applies)."""
+    text = GOOD.replace("id: 2026-09-23-nas\n", "").replace("span: 2026-09-23\n", "").replace(
+        "tags: [homelab]", "tags: homelab").replace("mode: live", 'mode: live\nnotes: "a\tb"')
+    root = tmp_path / "shelf"
+    shutil.copytree(EXAMPLE, root)
+    (root / PATH).write_text(text, encoding="utf-8")
+    shelf, _ = load_shelf(root)
+    assert shelf is not None
+    findings = validate_shelf(shelf, changed=[str(root / PATH)])
+    [ep] = [e for e in shelf.episodes if e.path == PATH]
+    inserted = {f.replacement.text.split(":")[0]: f.replacement.certain for f in findings if f.replacement}
+    assert inserted == {"id": True, "span": False}
+    given = suggest(findings, ep, None)
+    assert {s.code for s in given} == {"field-missing", "tags-invalid", "control-character"}
+    assert suggest([dataclasses.replace(f, message="") for f in findings], ep, None) == given

@@ -64,10 +64,10 @@ def test_a_push_opens_one_pull_request_with_title_body_labels_and_status(harness
     assert harness.sticky(pr.number) == []  # `comment: auto` and nothing to say
     writes = [(m, p.split("/repos/octo/shelf")[1]) for m, p, _ in harness.api_calls(mark) if m != "GET"]
     assert writes == [("POST", "/pulls"), ("POST", "/labels"), ("POST", f"/issues/{pr.number}/labels"),
-                      ("POST", f"/statuses/{after}")]
+                      ("POST", f"/statuses/{after}"), ("POST", "/check-runs")]
     assert result.outputs == {"verdict": "valid", "errors": "0", "warnings": "0", "episodes": "1", "changed": "1",
                               "commit_sha": "", "pr_number": str(pr.number),
-                              "standing_tokens": result.outputs["standing_tokens"]}
+                              "standing_tokens": result.outputs["standing_tokens"], "sarif_file": ""}
     assert f"Opened pull request #{pr.number} for `shelve/ups`." in result.summary
     assert f"Commit status `memshelf-bot/validate` on `{after[:12]}`: success." in result.summary
 

@@ -63,7 +63,8 @@ def test_a_merge_is_rendered_and_committed_as_the_bot_fast_forward_only(harness:
     patch = next(c for c in harness.sb.calls if c.method == "PATCH")
     assert patch.body == {"sha": main, "force": False}
     assert result.outputs == {"verdict": "valid", "errors": "0", "warnings": "0", "episodes": "4", "changed": "4",
-                              "commit_sha": main, "pr_number": "", "standing_tokens": result.outputs["standing_tokens"]}
+                              "commit_sha": main, "pr_number": "", "standing_tokens": result.outputs["standing_tokens"],
+                              "sarif_file": ""}
     assert int(result.outputs["standing_tokens"]) > 300
     assert f"**✅ committed** `{main[:12]}` to `main`: 4 derived files rendered from 4 episodes" in result.summary
     assert "Render check: ✅ fixed point" in result.summary

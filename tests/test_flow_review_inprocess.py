@@ -46,3 +46,20 @@ def test_a_fork_token_posts_no_review_and_the_summary_keeps_the_suggestions(tmp_
 def test_a_superseded_run_posts_no_review(tmp_path: Path) -> None:
     code, _, world, _ = run(tmp_path, superseded=True)
     assert code == 1 and world.gh.reviews == []
+
+
+def test_a_suggestion_on_a_line_outside_the_diff_stays_in_the_summary(tmp_path: Path) -> None:
+    """A pure rename has no hunk: GitHub would refuse the whole review over its id line."""
+    world = World.make(tmp_path)
+    old = "docs/topics/2026-09-16-tower-rack-case.md"
+    world.commit("night-shift/move", {old: None, "docs/topics/2026-09-17-tower-rack-case.md": world.show("main", old),
+                                      NAS: FIXABLE}, base="main")
+    pull = world.gh.add_pull("night-shift/move")
+    job = world.job(world.pr_event(pull))
+    job.sinks.append(ReviewSink(world.gh, job.reporter.clean))
+    assert pull_request.run(job) == 1
+    [(_, _, comments)] = world.gh.reviews
+    assert [c.path for c in comments] == [NAS]
+    summary = job.reporter.summary_text()
+    assert "Posted 1 suggested change(s) as review comments; 1 on lines outside the diff are in this summary." in summary
+    assert "```suggestion\nid: 2026-09-17-tower-rack-case\n```" in summary

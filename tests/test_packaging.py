@@ -31,7 +31,7 @@ ACTION_REF = "memshelf/memshelf-bot@v1"
 PRODUCT_INPUTS = ("mode", "token", "shelf_path", "comment", "strict", "branch_patterns", "auto_merge",
                   "allow_paths", "badge", "commit_message")
 PRODUCT_OUTPUTS = ("verdict", "errors", "warnings", "episodes", "changed", "commit_sha", "pr_number",
-                   "standing_tokens")
+                   "standing_tokens", "sarif_file")
 PRODUCT_MODES = ("auto", "validate", "render", "guard", "open-pr", "resolve", "badge")
 
 
@@ -191,9 +191,9 @@ def test_workflow_triggers(workflow: dict[str, Any]) -> None:
 def test_workflow_permissions_are_per_job_and_minimal(workflow: dict[str, Any]) -> None:
     assert workflow["permissions"] == {}
     assert {name: job["permissions"] for name, job in workflow["jobs"].items()} == {
-        "pull-request": {"contents": "read", "pull-requests": "write"},
+        "pull-request": {"contents": "read", "pull-requests": "write", "checks": "write", "security-events": "write"},
         "render": {"contents": "write", "pull-requests": "write"},
-        "agent-branch": {"contents": "write", "pull-requests": "write", "statuses": "write"},
+        "agent-branch": {"contents": "write", "pull-requests": "write", "statuses": "write", "checks": "write"},
         "shelf-command": {"contents": "write", "pull-requests": "write", "issues": "write", "statuses": "write"},
     }
 

@@ -137,6 +137,7 @@ def test_pull_requests_files_compare_and_edits(port: PyGithubPort, sandbox: Sand
     assert files.total == 2 and files.unlisted == 0
     assert {(f.status, f.path) for f in files.files} == {(FileStatus.ADDED, "docs/topics/2026-01-06-second.md"),
                                                         (FileStatus.MODIFIED, "README.md")}
+    assert "\n+# changed" in next(f.patch for f in files.files if f.path == "README.md")  # the hunks review comments need
     comparison = port.compare("main", head)
     assert comparison.ahead_by == 1 and comparison.behind_by == 0 and len(comparison.files) == 2
     assert comparison.base_sha == port.branch_sha("main") and comparison.commits[0].sha == head
@@ -226,10 +227,23 @@ def test_a_check_run_refusal_does_not_make_the_whole_port_read_only(port: PyGith
     assert port.read_only is False
 
 
-def test_review_comments_are_a_typed_refusal_where_the_api_has_no_reviews(port: PyGithubPort,
-                                                                          sandbox: Sandbox) -> None:
-    head = branch_with(sandbox, "night-shift/d", {"docs/topics/2026-01-09-fifth.md": "# five\n"})
+def test_a_review_puts_each_suggestion_on_its_line_of_the_diff(port: PyGithubPort, sandbox: Sandbox) -> None:
+    fifth = "docs/topics/2026-01-09-fifth.md"
+    head = branch_with(sandbox, "night-shift/d", {fifth: "# five\nid: wrong\n"})
     pull = port.open_pull(title="t", body="", head="night-shift/d", base="main")
-    with pytest.raises(PortError) as refused:  # the sandbox does not serve reviews (yet)
-        port.review(pull.number, head, [ReviewComment("docs/topics/2026-01-09-fifth.md", 1, "```suggestion\nx\n```")])
-    assert refused.value.reason is Reason.NOT_FOUND
+    port.review(pull.number, head, [ReviewComment(fifth, 2, "```suggestion\nid: 2026-01-09-fifth\n```"),
+                                    ReviewComment(fifth, 1, "second")])
+    github = sandbox.github(READER).get_repo("octo/shelf").get_pull(pull.number)
+    [review] = github.get_reviews()
+    assert (review.state, review.commit_id, review.user.login) == ("COMMENTED", head, ACTIONS_BOT)
+    comments = sorted(github.get_review_comments(), key=lambda c: c.id)
+    assert [(c.path, c.line, c.side, c.commit_id, c.pull_request_review_id) for c in comments] == [
+        (fifth, 2, "RIGHT", head, review.id), (fifth, 1, "RIGHT", head, review.id)]
+    assert comments[0].body.startswith("```suggestion\n") and comments[0].diff_hunk.endswith("+id: wrong")
+    with pytest.raises(PortError) as off_diff:  # a line the diff does not show: GitHub refuses the whole review
+        port.review(pull.number, head, [ReviewComment(fifth, 1, "ok"), ReviewComment("README.md", 1, "not changed")])
+    assert off_diff.value.reason is Reason.INVALID and len(list(github.get_reviews())) == 1
+    reader = PyGithubPort(READER, sandbox.api_url, "octo/shelf", write_spacing=0, sleep=lambda s: None)
+    with pytest.raises(PortError) as read_only:
+        reader.review(pull.number, head, [ReviewComment(fifth, 1, "x")])
+    assert read_only.value.reason in (Reason.READ_ONLY, Reason.FORBIDDEN)

@@ -78,3 +78,20 @@ def test_a_config_error(validator, tmp_path: Path) -> None:
     root = make_shelf(tmp_path / "shelf", manifest="spec_version: 1\n")
     log = sarif_of(root)
     assert errors(validator, log) == [] and log["runs"][0]["results"]
+
+
+def test_the_actions_sarif_file_is_valid_with_repository_paths(validator, tmp_path: Path) -> None:
+    """The file the Action's SARIF sink leaves for upload-sarif: the shelf in `memory/`."""
+    from bot.report import Publication
+    from bot.report.sarif import SarifSink
+    from bot.report.workflow import WorkflowReporter
+    from memshelf_render.check import Outcome
+
+    findings = [Finding("id-mismatch", TOPIC_PATH, 4, "id differs"), Finding("manifest-missing", "", None, "none")]
+    outcome = Outcome(report=Report(Path("."), findings=findings), checked=1)
+    delivered = SarifSink(tmp_path, WorkflowReporter().clean).publish(
+        Publication("pull request #1", "a" * 40, outcome, "memory", pr_number=1))
+    log = json.loads((tmp_path / delivered.outputs["sarif_file"]).read_text(encoding="utf-8"))
+    assert errors(validator, log) == []
+    assert [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in log["runs"][0]["results"]] == [
+        f"memory/{TOPIC_PATH}", "memory/shelf.yml"]

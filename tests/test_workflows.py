@@ -80,7 +80,34 @@ def test_a_fork_prs_job_keeps_the_comment_as_an_artifact(main_workflow: dict[str
     assert upload["if"] == "always() && github.event.pull_request.head.repo.full_name != github.repository"
     assert upload["with"] == {"name": ARTIFACT, "path": ".memshelf-bot/comment.json",
                               "if-no-files-found": "ignore", "retention-days": 1}
-    assert steps.index(upload) > next(i for i, s in enumerate(steps) if s.get("uses", "").startswith("memshelf/"))
+    assert steps.index(upload) > _bot_step(steps)
+
+
+def _bot_step(steps: list[dict[str, Any]]) -> int:
+    return next(i for i, s in enumerate(steps) if s.get("uses", "").startswith("memshelf/"))
+
+
+def test_the_pr_job_clears_what_the_checkout_holds_at_the_bots_directory(main_workflow: dict[str, Any]) -> None:
+    """A PR (a fork's above all) could plant `.memshelf-bot/comment.json` or a symlink there: it
+    is removed before the bot's step, whose files are then the only ones uploaded."""
+    steps = main_workflow["jobs"]["pull-request"]["steps"]
+    bot = _bot_step(steps)
+    [clear] = [i for i, s in enumerate(steps) if s.get("run") == "rm -rf -- .memshelf-bot"]
+    assert steps[0]["uses"] == "actions/checkout@v4" and 0 < clear < bot and "if" not in steps[clear]
+
+
+def test_the_pr_job_uploads_the_sarif_file_the_bot_names(main_workflow: dict[str, Any]) -> None:
+    job = main_workflow["jobs"]["pull-request"]
+    assert job["permissions"] == {"contents": "read", "pull-requests": "write", "checks": "write",
+                                  "security-events": "write"}
+    steps = job["steps"]
+    bot = _bot_step(steps)
+    [upload] = [s for s in steps if s.get("uses") == "github/codeql-action/upload-sarif@v3"]
+    assert steps.index(upload) > bot and steps[bot]["id"] == "memshelf-bot"
+    assert upload["with"] == {"sarif_file": "${{ steps.memshelf-bot.outputs.sarif_file }}", "category": "memshelf-bot"}
+    condition = " ".join(upload["if"].split())
+    assert condition.startswith("always() && steps.memshelf-bot.outputs.sarif_file != ''")
+    assert "github.event.pull_request.head.repo.full_name == github.repository" in condition  # a fork may not upload
 
 
 def test_the_fork_comment_workflow_follows_the_pr_runs(main_workflow: dict[str, Any],

@@ -147,9 +147,9 @@ def _pull(data: dict[str, Any]) -> PullRequest:
         node_id=data.get("node_id") or "")
 
 
-def _changed(status: str, path: str, previous: str | None) -> ChangedFile:
+def _changed(status: str, path: str, previous: str | None, patch: str | None = None) -> ChangedFile:
     known = next((s for s in FileStatus if s.value == status), FileStatus.MODIFIED)
-    return ChangedFile(known, path, previous or None)
+    return ChangedFile(known, path, previous or None, patch or None)
 
 
 def _check_run(data: dict[str, Any]) -> CheckRun:
@@ -292,7 +292,7 @@ class PyGithubPort:
         """Every file GitHub lists (at most 3,000), all pages, and how many the PR changes."""
         lazy = GhPull(self.requester, url=f"{self.url}/pulls/{number}", completed=False)
         files = self.call(f"list the files of #{number}", lambda: [
-            _changed(f.status, f.filename, f.previous_filename) for f in lazy.get_files()])
+            _changed(f.status, f.filename, f.previous_filename, f.patch) for f in lazy.get_files()])
         return PullFiles(tuple(files), max(self.pull(number).changed_files, len(files)))
 
     def open_pulls(self, head_branch: str, base: str | None = None) -> tuple[PullRequest, ...]:

@@ -21,8 +21,8 @@ from pathlib import Path
 from ..job import Job
 from ..port import PortError
 from ..report import comment
+from ..report.botdir import DIRECTORY
 
-DIRECTORY = ".memshelf-bot"
 FILE = "comment.json"
 
 

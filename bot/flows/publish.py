@@ -14,8 +14,19 @@ from memshelf_render.shelf import Shelf
 from memshelf_render.validate import Report
 
 from ..job import Job
-from ..port import PortError, Reason
-from ..report import OUTPUTS, Level, Note, Publication, Reporter, Suggestion, comment, notes, summary
+from ..port import ChangedFile, PortError, Reason
+from ..report import (
+    OUTPUTS,
+    Delivery,
+    Level,
+    Note,
+    Publication,
+    Reporter,
+    Suggestion,
+    comment,
+    notes,
+    summary,
+)
 from ..report.suggestions import suggest
 from . import fork_comment, stale
 
@@ -60,7 +71,7 @@ def suggestions_for(job: Job, outcome: Outcome, shelf: Shelf | None) -> list[Sug
 
 def publish_check(job: Job, outcome: Outcome, shelf: Shelf | None, *, title: str, head_sha: str,
                   pr_number: int | None = None, files: int = 0, actions: list[str] | None = None,
-                  remarks: list[str] | None = None) -> int:
+                  remarks: list[str] | None = None, changed: tuple[ChangedFile, ...] | None = None) -> int:
     """Tell the author everything, everywhere it belongs; return the exit status. `remarks`
     (what the bot did about the pull request) go into the sticky comment and the summary."""
     reporter = job.reporter
@@ -73,18 +84,22 @@ def publish_check(job: Job, outcome: Outcome, shelf: Shelf | None, *, title: str
     notes.emit(reporter, findings, job.prefix)
     suggestions = suggestions_for(job, outcome, shelf)
     publication = Publication(title, head_sha, outcome, job.workspace.shelf_path, tuple(suggestions), pr_number,
-                              files, tuple(actions), tuple(remarks), job.workspace.run_url)
+                              files, tuple(actions), tuple(remarks), job.workspace.run_url, changed)
     newer = stale.newer_head(job, pr_number, head_sha) if pr_number is not None else None
     if newer is not None:
         actions.append(stale.withheld(job, pr_number or 0, head_sha, newer))
     elif pr_number is not None:
         actions.append(_sticky(job, publication, shelf))
+    given: dict[str, str] = {}
     for sink in job.sinks if newer is None else ():
-        actions.append(sink.publish(publication).said)
+        delivered = sink.publish(publication)
+        given.update(delivered.outputs)
+        if delivered.delivery is not Delivery.SKIPPED:
+            actions.append(delivered.said)
     counts = outcome.counts
     reporter.add_summary(summary.check_page(title, outcome, job.prefix, cut=list(reporter.cut), actions=actions,
                                             waits=list(job.port.waits), suggestions=suggestions))
-    set_outputs(reporter, verdict=outcome.verdict, errors=counts["error"], warnings=counts["warning"],
+    set_outputs(reporter, **given, verdict=outcome.verdict, errors=counts["error"], warnings=counts["warning"],
                 episodes=outcome.checked, changed=files, pr_number=pr_number or "",
                 standing_tokens=outcome.standing.head if outcome.standing else "")
     reporter.log(f"memshelf-bot: {outcome.verdict} ({counts['error']} error(s), {counts['warning']} warning(s))")

@@ -65,7 +65,7 @@ def run(job: Job, *, rules: bool = True) -> int:
         shelf, problems = job.load(tree, settings=settings, policy_text=policy.patterns)
         if shelf is None:
             return publish_check(job, config_error(problems, job), None, title=title, head_sha=head_sha,
-                                 pr_number=number, files=len(files))
+                                 pr_number=number, files=len(files), changed=files)
         modes = job.workspace.local.modes(commit, [f.path for f in files if f.status != "removed"])
         changes = changes_from_files([(f.status, f.path, f.previous_path) for f in files], job.prefix, modes)
         outcome = check(policy.governed(shelf), changes, base_ids=base_episode_ids(port, shelf, base_sha, job.prefix),
@@ -80,7 +80,7 @@ def run(job: Job, *, rules: bool = True) -> int:
                      text_at(port, base_sha, repo_path(shelf.ledger_path, job.prefix)))
         outcome.notes += notes
         return publish_check(job, outcome, shelf, title=title, head_sha=head_sha, pr_number=number,
-                             files=len(files))
+                             files=len(files), changed=files)
 
 
 def text_at(port: GitHubPort, commit: str, path: str) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol, runtime_checkable
 
@@ -21,7 +21,10 @@ from memshelf_render.check import Outcome
 from memshelf_render.findings import Finding
 from memshelf_render.redact import PolicyPack
 
-OUTPUTS = ("verdict", "errors", "warnings", "episodes", "changed", "commit_sha", "pr_number", "standing_tokens")
+from ..port import ChangedFile
+
+OUTPUTS = ("verdict", "errors", "warnings", "episodes", "changed", "commit_sha", "pr_number", "standing_tokens",
+           "sarif_file")
 
 
 class Level(StrEnum):
@@ -105,6 +108,7 @@ class Publication:
     actions: tuple[str, ...] = ()
     remarks: tuple[str, ...] = ()
     summary_url: str | None = None
+    changed: tuple[ChangedFile, ...] | None = None  # the pull request's files, hunks included, when the flow read them
 
     @property
     def prefix(self) -> str:
@@ -129,6 +133,7 @@ class Delivery(StrEnum):
 class Delivered:
     delivery: Delivery
     said: str  # one sentence for the log and the summary
+    outputs: Mapping[str, str] = field(default_factory=dict)  # step outputs it gives (the SARIF file's path)
 
 
 class Sink(Protocol):

@@ -1,25 +1,51 @@
 """Suggestions as review comments on the pull request's diff: GitHub's "Commit suggestion" button
-only works there. One review per run that has suggestions; when the token may not write (a
-fork's), or GitHub refuses a line that is not in the diff, the job summary keeps every block.
+only works there. One review per run that has suggestions, each comment on its line of the head
+(`side: RIGHT`). GitHub refuses a whole review when one comment sits on a line its diff does not
+show, so only the suggestions on the diff's lines go into it (the PR's file list carries the
+hunks: the flow's, else read here). When the token may not write (a fork's), or GitHub refuses, the job summary keeps every
+block; it keeps them anyway.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from memshelf_render.check import repo_path
 
 from ..port import GitHubPort, PortError, Reason, ReviewComment
-from . import Delivered, Delivery, Publication
+from . import Delivered, Delivery, Publication, Suggestion
 from . import markdown as md
 
+_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 
-def comments(publication: Publication, clean: Callable[[str], str]) -> tuple[ReviewComment, ...]:
+
+def commentable(patch: str | None) -> frozenset[int]:
+    """The head-side line numbers of a file's diff: its added and context lines."""
+    found: set[int] = set()
+    line = 0
+    for text in (patch or "").split("\n"):
+        m = _HUNK.match(text)
+        if m:
+            line = int(m.group(1))
+        elif line and text[:1] in ("+", " "):
+            found.add(line)
+            line += 1
+    return frozenset(found)
+
+
+def comments(publication: Publication, suggestions: tuple[Suggestion, ...],
+             clean: Callable[[str], str]) -> tuple[ReviewComment, ...]:
     return tuple(ReviewComment(clean(repo_path(s.path, publication.prefix)), s.line,
                                clean(f"memshelf-bot {md.code(s.code)}: {md.text(s.why)}\n\n"
                                      + md.fenced(s.replacement, "suggestion")))
-                 for s in publication.suggestions)
+                 for s in suggestions)
+
+
+def on_the_diff(publication: Publication, lines: Mapping[str, frozenset[int]]) -> tuple[Suggestion, ...]:
+    """The suggestions whose line the pull request's diff shows (`lines`: repository path → lines)."""
+    return tuple(s for s in publication.suggestions if s.line in lines.get(repo_path(s.path, publication.prefix), ()))
 
 
 @dataclass
@@ -28,16 +54,28 @@ class ReviewSink:
     clean: Callable[[str], str]
 
     def publish(self, publication: Publication) -> Delivered:
-        if publication.pr_number is None or not publication.suggestions:
+        number = publication.pr_number
+        if number is None or not publication.suggestions:
             return Delivered(Delivery.SKIPPED, "No suggested changes to review.")
         if self.port.read_only:
             return Delivered(Delivery.READ_ONLY, "Suggested changes: in this summary (the token may not review).")
-        found = comments(publication, self.clean)
         try:
-            self.port.review(publication.pr_number, publication.head_sha, found)
+            listed = publication.changed if publication.changed is not None else self.port.pull_files(number).files
+            lines = {f.path: commentable(f.patch) for f in listed}
+            placed = on_the_diff(publication, lines)
+            if not placed:
+                return Delivered(Delivery.SKIPPED, "Suggested changes: in this summary (their lines are not in the "
+                                                   "pull request's diff, where review comments go).")
+            self.port.review(number, publication.head_sha, comments(publication, placed, self.clean))
         except PortError as exc:
-            if exc.reason in (Reason.READ_ONLY, Reason.FORBIDDEN, Reason.INVALID, Reason.NOT_FOUND):
+            if exc.reason in (Reason.READ_ONLY, Reason.FORBIDDEN):
+                return Delivered(Delivery.READ_ONLY, f"Suggested changes: in this summary (GitHub refused the "
+                                                     f"review: {exc.status or exc.reason.value}; the token needs "
+                                                     "`pull-requests: write`).")
+            if exc.reason in (Reason.INVALID, Reason.NOT_FOUND):
                 return Delivered(Delivery.FAILED, f"Suggested changes: not posted as a review ({exc.reason.value}); "
                                                   "this summary lists them.")
             raise
-        return Delivered(Delivery.DONE, f"Posted {len(found)} suggested change(s) as review comments.")
+        left = len(publication.suggestions) - len(placed)
+        return Delivered(Delivery.DONE, f"Posted {len(placed)} suggested change(s) as review comments"
+                                        + (f"; {left} on lines outside the diff are in this summary." if left else "."))

@@ -1,5 +1,7 @@
 """The findings as a SARIF file for `github/codeql-action/upload-sarif`, written by the core's
-SARIF writer with repository-relative paths; every field masked like everything the bot writes."""
+SARIF writer with repository-relative paths; every field masked like everything the bot writes.
+The file goes to `.memshelf-bot/memshelf-bot.sarif` in the workspace (`botdir`: never through a
+symlink the checkout holds), and its path becomes the Action's `sarif_file` output."""
 
 from __future__ import annotations
 
@@ -11,7 +13,10 @@ from pathlib import Path
 from memshelf_render.check import repo_path
 from memshelf_render.report.as_sarif import as_dict
 
-from . import Delivered, Delivery, Publication
+from . import Delivered, Delivery, Publication, botdir
+
+FILE = "memshelf-bot.sarif"
+OUTPUT = "sarif_file"
 
 
 def sarif(publication: Publication) -> dict:
@@ -26,10 +31,16 @@ def sarif(publication: Publication) -> dict:
 
 @dataclass
 class SarifSink:
-    path: Path
+    """`root`: the workspace the file is written into."""
+
+    root: Path
     clean: Callable[[str], str]
 
     def publish(self, publication: Publication) -> Delivered:
         text = json.dumps(sarif(publication), indent=2, ensure_ascii=False)
-        self.path.write_text(self.clean(text) + "\n", encoding="utf-8")
-        return Delivered(Delivery.DONE, f"SARIF: {len(publication.findings)} finding(s) in {self.path.name}.")
+        try:
+            where = botdir.write(self.root, FILE, self.clean(text) + "\n")
+        except OSError as exc:
+            return Delivered(Delivery.FAILED, f"SARIF: not written ({exc.strerror or exc}).")
+        return Delivered(Delivery.DONE, f"SARIF: {len(publication.findings)} finding(s) in `{where}`.",
+                         {OUTPUT: where})

@@ -1,32 +1,29 @@
 """Mechanical fixes, as GitHub ```suggestion blocks: the replacement for one line of an episode.
 
-Only fixes with a single right answer are suggested: the replacement a rule attached to its
-finding (`Finding.replacement`, e.g. placeholders for missing required keys inserted before the
-closing `---`), quoting a value YAML or the line readers misread (a date-like or colon-holding
-value), flattening a control character in a one-line field, the id a renamed file needs, and the
-masked version of a line that holds a secret. Every replacement passes through the shelf's
-masker, so a suggestion can never carry a secret. Nothing here reads a finding's message.
+Only fixes with a single right answer are suggested, and they are the core's own (`fix`, which
+`memshelf-bot fix` applies): the replacement a rule attached to its finding (`Finding.replacement`,
+e.g. placeholders for missing required keys inserted before the closing `---`), and the line
+fixes keyed by the finding's code and line — the id a renamed file needs, a scalar `tags` made a
+list, a value YAML and the line readers misread quoted, a control character in a one-line field
+flattened — and the masked version of a line that holds a secret. Every replacement passes
+through the shelf's masker, so a suggestion can never carry a secret. Nothing here reads a
+finding's message.
 """
 
 from __future__ import annotations
 
-import json
-import re
-
-import yaml
-
-from memshelf_render import yamlload
 from memshelf_render.episode import Episode
 from memshelf_render.findings import Finding
+from memshelf_render.fix import QUOTABLE, SECRET_CODES, line_fix
 from memshelf_render.redact import PolicyPack, mask
 
 from . import Suggestion
 
-_KEY_LINE = re.compile(r"^(?P<key>[A-Za-z_][\w-]*)(?P<sep>:[ \t]*)(?P<value>.*)$")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-_JSON_BREAKS = re.compile(r"\\[tnrfbv]|\\u00[01][0-9a-fA-F]")
-QUOTABLE = ("frontmatter-yaml-invalid", "frontmatter-ambiguous", "span-invalid")
-TEXT_KEYS = ("id", "kind", "span", "date", "display_title", "description", "notes", "retain_until", "mode")
+WHY = {"id-mismatch": "the id must be the file name, {stem}",
+       "tags-invalid": "tags is a list: one item per tag",
+       "control-character": "replace the control character with a space",
+       **dict.fromkeys(QUOTABLE, "quote the value so YAML and the line readers both read it as text")}
+SECRET_WHY = "drop the secret (and rotate it: git history keeps it)"
 
 
 def _line(ep: Episode, number: int | None) -> str | None:
@@ -35,62 +32,20 @@ def _line(ep: Episode, number: int | None) -> str | None:
     return ep.lines[number - 1]
 
 
-def _quoted(value: str) -> str | None:
-    """The value as one double-quoted YAML/JSON string, or None when the intent is unclear."""
-    value = value.rstrip()
-    if not value or value.startswith('"') or " #" in value or "\t#" in value:
-        return None
-    if len(value) >= 2 and value[0] == value[-1] == "'":
-        value = value[1:-1].replace("''", "'")
-    quoted = json.dumps(value, ensure_ascii=False)
-    try:
-        if yamlload.load(f"k: {quoted}") != {"k": value}:
-            return None
-    except (yaml.YAMLError, yamlload.AliasError):
-        return None
-    return quoted
-
-
-def _quote(f: Finding, ep: Episode) -> Suggestion | None:
+def _fixed(f: Finding, ep: Episode, pack: PolicyPack | None) -> Suggestion | None:
+    """The suggestion for a finding fixed on its own line, if it has one."""
     raw = _line(ep, f.line)
-    m = _KEY_LINE.match(raw or "")
-    if raw is None or m is None or m.group("key") not in TEXT_KEYS:
+    if raw is None or f.line is None:
         return None
-    if f.code == "frontmatter-yaml-invalid" and ": " not in m.group("value"):
+    if f.code in SECRET_CODES:
+        fixed, why = mask(raw, pack), SECRET_WHY
+    elif f.code in WHY:
+        fixed, why = line_fix(f, ep, raw), WHY[f.code].format(stem=ep.stem)
+    else:
         return None
-    quoted = _quoted(m.group("value"))
-    if quoted is None:
+    if fixed is None or fixed == raw:
         return None
-    return Suggestion(f.path, f.line, f.code, raw, f"{m.group('key')}{m.group('sep') or ': '}{quoted}",
-                      f"quote the {m.group('key')} value so YAML and the line readers both read it as text")
-
-
-def _flatten(f: Finding, ep: Episode) -> Suggestion | None:
-    raw = _line(ep, f.line)
-    if raw is None:
-        return None
-    fixed = _JSON_BREAKS.sub(" ", _CONTROL.sub(" ", raw))
-    if fixed == raw:
-        return None
-    return Suggestion(f.path, f.line, f.code, raw, fixed, "replace the control character with a space")
-
-
-def _rename(f: Finding, ep: Episode) -> Suggestion | None:
-    raw = _line(ep, f.line)
-    m = _KEY_LINE.match(raw or "")
-    if raw is None or m is None or m.group("key") != "id":
-        return None
-    return Suggestion(f.path, f.line, f.code, raw, f"id: {ep.stem}", f"the id must be the file name, {ep.stem}")
-
-
-def _secret(f: Finding, ep: Episode, pack: PolicyPack | None) -> Suggestion | None:
-    raw = _line(ep, f.line)
-    if raw is None:
-        return None
-    masked = mask(raw, pack)
-    if masked == raw:
-        return None
-    return Suggestion(f.path, f.line, f.code, raw, masked, "drop the secret (and rotate it: git history keeps it)")
+    return Suggestion(f.path, f.line, f.code, raw, fixed, why)
 
 
 def _inserted(findings: list[Finding], ep: Episode) -> Suggestion | None:
@@ -119,16 +74,7 @@ def suggest(findings: list[Finding], ep: Episode, pack: PolicyPack | None) -> li
     for f in findings:
         if f.path != ep.path or f.line is None or f.line in found or f.replacement is not None:
             continue
-        if f.code in ("secret", "policy-pattern-match"):
-            s = _secret(f, ep, pack)
-        elif f.code == "control-character":
-            s = _flatten(f, ep)
-        elif f.code == "id-mismatch":
-            s = _rename(f, ep)
-        elif f.code in QUOTABLE:
-            s = _quote(f, ep)
-        else:
-            s = None
+        s = _fixed(f, ep, pack)
         if s is not None:
             found[s.line] = s
     out = []

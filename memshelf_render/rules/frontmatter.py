@@ -18,6 +18,7 @@ from ..markup import find_markup
 from ..records import ledger_date
 from ..shelf import KIND_OF_CATEGORY
 from ..text import MAX_DESCRIPTION_CHARS, flatten
+from ..yamlload import scalar_text
 from .context import Context
 
 REQUIRED = ("id", "kind", "span", "tags", "approx_tokens")
@@ -95,7 +96,7 @@ def _yaml_as_line_text(value: Any) -> str | None:
 def _placeholder(key: str, ep: Episode) -> str:
     """A value a missing required key can start from (the episode's own where it tells)."""
     day = _DAY.match(ep.stem)
-    return {"id": ep.stem, "kind": KIND_OF_CATEGORY.get(ep.category, "topic"),
+    return {"id": scalar_text(ep.stem), "kind": KIND_OF_CATEGORY.get(ep.category, "topic"),
             "span": day.group(0) if day else "YYYY-MM-DD", "tags": "[]", "approx_tokens": "0"}.get(key, '""')
 
 
@@ -112,7 +113,8 @@ def check(ep: Episode, ctx: Context) -> Iterator[Finding]:
         if key not in meta:
             insert = None if closing is None or ep.fm_close is None else Replacement(
                 ep.fm_close, f"{key}: {_placeholder(key, ep)}\n{closing}",
-                f"add the required key {key}; the value is a placeholder, put in the real one")
+                f"the id must be the file name, {ep.stem}" if key == "id" else
+                f"add the required key {key}; the value is a placeholder, put in the real one", certain=key == "id")
             yield Finding("field-missing", path, ep.fm_open, f"required key '{key}' is missing", insert)
 
     yield from _ambiguity(ep)

@@ -231,7 +231,7 @@ def pull_request_without_network(runner: Runner, work: Path, bare: Path, base: s
     expect(bad.exit_code == 1, "exit 1: the verdict is violations", bad)
     o = bad.outputs
     expect(set(o) == {"verdict", "errors", "warnings", "episodes", "changed", "commit_sha", "pr_number",
-                      "standing_tokens"}, "every output the action declares is written", bad)
+                      "standing_tokens", "sarif_file"}, "every output the action declares is written", bad)
     expect((o["verdict"], o["errors"], o["episodes"]) == ("violations", "2", "2"),
            "verdict=violations, errors=2 over the PR's 2 episodes", bad)
     expect(o["standing_tokens"].isdigit() and o["commit_sha"] == "", "standing_tokens counted, no commit", bad)
