@@ -11,6 +11,7 @@ import json
 import os
 import re
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Any
 
 import yaml
@@ -22,6 +23,9 @@ DEFAULT_MAX_BYTES = 1024 * 1024
 _BOM = b"\xef\xbb\xbf"
 _FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _MALFORMED_HEADING = re.compile(r"^##(?:\t|[^#\s])")
+_NOTABLE = re.compile(r"^[# `~]", re.MULTILINE)  # where a heading or a fence can be
+# a fence's closing line; `[^\S\n]` is exactly what str.strip() strips, newline aside
+_FENCE_CLOSE = {char: re.compile(rf"^[^\S\n]*({char}+)[^\S\n]*$", re.MULTILINE) for char in "`~"}
 
 
 @dataclass(slots=True)
@@ -270,36 +274,56 @@ def _after_title(lines: list[str]) -> int:
 
 
 def _parse_sections(ep: Episode, lines: list[str], upto_digest: bool = False) -> None:
-    fence: str | None = None
-    fence_start = 0
+    """Sections, malformed headings and fenced blocks of the body. Only lines that open with
+    '#', ' ', '`' or '~' can be any of them, so a search over the text jumps from one such line
+    to the next, and a fenced block is skipped by searching for its closing line."""
+    text = ep.text
+    count = len(lines)
+    if ep.body_start >= count:
+        return
+    lengths = list(accumulate(map(len, lines), initial=0))  # line i starts at lengths[i] + i
     current: Section | None = None
-    for idx in range(ep.body_start, len(lines)):
+    idx = ep.body_start
+    pos = lengths[idx] + idx
+    while True:
+        found = _NOTABLE.search(text, pos)
+        if found is None:
+            return
+        idx += text.count("\n", pos, found.start())
         line = lines[idx]
-        if fence is not None:
-            stripped = line.strip()
-            if stripped.startswith(fence) and not stripped.strip(fence[0]):
-                fence = None
-                ep.code_blocks.append((fence_start, idx + 1))
-            continue
-        if line.startswith("#"):
-            if line.startswith("## "):
-                if current is not None:
-                    current.end = idx
-                    if upto_digest and current.key == "digest":
-                        return
-                current = Section(line[3:].strip(" \t"), idx + 1, idx + 1, len(lines))
-                ep.sections.append(current)
-                continue
+        if line.startswith("## "):
+            if current is not None:
+                current.end = idx
+                if upto_digest and current.key == "digest":
+                    return
+            current = Section(line[3:].strip(" \t"), idx + 1, idx + 1, count)
+            ep.sections.append(current)
+        elif line.startswith("#"):
             if _MALFORMED_HEADING.match(line):
                 ep.malformed_headings.append(idx + 1)
-            continue
-        if line[:1] in (" ", "`", "~"):
-            m = _FENCE_OPEN.match(line)
-            if m:
-                fence = m.group(1)
-                fence_start = idx
-    if fence is not None:
-        ep.code_blocks.append((fence_start, len(lines)))
+        elif m := _FENCE_OPEN.match(line):
+            close = _fence_close(text, lengths[idx + 1] + idx + 1, m.group(1))
+            if close is None:
+                ep.code_blocks.append((idx, count))
+                return
+            end = idx + 1 + text.count("\n", lengths[idx + 1] + idx + 1, close)
+            ep.code_blocks.append((idx, end + 1))
+            idx = end
+        idx += 1
+        if idx >= count:
+            return
+        pos = lengths[idx] + idx
+
+
+def _fence_close(text: str, pos: int, fence: str) -> int | None:
+    """Where the line that closes `fence` starts, searching from offset `pos` (a line start): a
+    line that is, stripped of whitespace, a run of the fence character at least as long."""
+    closing = _FENCE_CLOSE[fence[0]]
+    while (m := closing.search(text, pos)) is not None:
+        if m.end(1) - m.start(1) >= len(fence):
+            return m.start()
+        pos = m.end()
+    return None
 
 
 def _yaml_message(exc: yaml.MarkedYAMLError) -> str:
