@@ -13,7 +13,6 @@ per text.
 
 from __future__ import annotations
 
-import contextlib
 import re
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -271,13 +270,15 @@ def screen_of(regex: re.Pattern[str]) -> re.Pattern[str] | None:
     looks past its own characters differently at a line's edge: no look-around, no `\\A`/`\\Z`,
     nothing that keeps what it took (atomic groups, possessive repeats); `^`/`$` hold at every
     line edge once MULTILINE is set, and a newline counts as a non-word character for
-    `\\b`/`\\B`, as the string's edge does. A leading `\\b` is left out of the screen (fewer
-    conditions, so still a superset): a pattern that starts with a character class lets `re`
-    skip to the places where a match can start."""
+    `\\b`/`\\B`, as the string's edge does.
+
+    The screen may match more than that (it only clears text), so its start is made cheap to
+    find: a leading `\\b` is left out, and a leading repeat of one character class, `[0-9]{3}`,
+    is spelled `[0-9][0-9]{2}`, which lets `re` skip to the places where a match can start."""
     if not isinstance(regex.pattern, str):
         return None
     try:
-        from re import _parser  # type: ignore[attr-defined]
+        from re import _compiler, _parser  # type: ignore[attr-defined]
 
         tree = _parser.parse(regex.pattern, regex.flags | re.MULTILINE)
         screen = re.compile(regex.pattern, regex.flags | re.MULTILINE)
@@ -285,11 +286,23 @@ def screen_of(regex: re.Pattern[str]) -> re.Pattern[str] | None:
         return None
     if not _line_local(_parser, list(tree)):
         return None
-    items = list(tree)
-    if regex.pattern.startswith("\\b") and items and items[0] == (_parser.AT, _parser.AT_BOUNDARY):
-        with contextlib.suppress(re.error):
-            return re.compile(regex.pattern[2:], regex.flags | re.MULTILINE)
-    return screen
+    try:
+        head = _quick_start(_parser, list(tree))
+        return _compiler.compile(_parser.SubPattern(tree.state, head), regex.flags | re.MULTILINE)
+    except Exception:  # `re`'s private parse tree changed shape: the pattern itself screens
+        return screen
+
+
+def _quick_start(p, items: list) -> list:
+    """The items without a leading `\\b`, a leading single-class repeat split in two."""
+    if items and items[0] == (p.AT, p.AT_BOUNDARY):
+        items = items[1:]
+    if items and items[0][0] in (p.MAX_REPEAT, p.MIN_REPEAT):
+        low, high, body = items[0][1]
+        if low >= 1 and len(body) == 1 and body[0][0] in (p.IN, p.LITERAL):
+            rest = (low - 1, high if high == p.MAXREPEAT else high - 1, body)
+            items = [body[0], (items[0][0], rest), *items[1:]]
+    return items
 
 
 def _line_local(p, items: list) -> bool:

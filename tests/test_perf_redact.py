@@ -17,7 +17,7 @@ from memshelf_render.redact import WINDOW, WINDOW_OVERLAP, PolicyPack, mask, scr
 PROPERTY = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
 PATTERNS = (
     r"ab", r"\bab\b", r"\Bb", r"^a+", r"b$", r"^$x?y", r"a[^b]*b", r"\b-\d", r"\b[ab]+", r"a\s*b", r"(?s)a.{0,3}b", r"a.*?b",
-    r"(a|b)\1", r"(x)?(?(1)a|b)b", r"(?i:AB)", r"(?m:^b)", r"[ab]{2,}", r"-\d", r"(?<=a)b", r"(?<!a)b",
+    r"(a|b)\1", r"[ab]{1,2}?b", r"\b\d{1}-", r"(x)?(?(1)a|b)b", r"(?i:AB)", r"(?m:^b)", r"[ab]{2,}", r"-\d", r"(?<=a)b", r"(?<!a)b",
     r"a(?=\n)", r"a(?!b)", r"(?>a+)b", r"a++b", r"\Aa", r"b\Z", r"(?-m:^a)", r"(?s:.)+x",
 )
 _PIECES = st.sampled_from(["a", "b", "ab", " ", "\n", "\n\n", "x", "-1", "é", "_", "ba", "\t"])
