@@ -23,9 +23,8 @@ DEFAULT_MAX_BYTES = 1024 * 1024
 _BOM = b"\xef\xbb\xbf"
 _FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _MALFORMED_HEADING = re.compile(r"^##(?:\t|[^#\s])")
-_NOTABLE = re.compile(r"^[# `~]", re.MULTILINE)  # where a heading or a fence can be
-# a fence's closing line; `[^\S\n]` is exactly what str.strip() strips, newline aside
-_FENCE_CLOSE = {char: re.compile(rf"^[^\S\n]*({char}+)[^\S\n]*$", re.MULTILINE) for char in "`~"}
+_NOTABLE = re.compile(r"\n[# `~]")  # the line after this newline may be a heading or a fence
+_NOTABLE_FIRST = frozenset("# `~")
 
 
 @dataclass(slots=True)
@@ -286,10 +285,11 @@ def _parse_sections(ep: Episode, lines: list[str], upto_digest: bool = False) ->
     idx = ep.body_start
     pos = lengths[idx] + idx
     while True:
-        found = _NOTABLE.search(text, pos)
-        if found is None:
-            return
-        idx += text.count("\n", pos, found.start())
+        if text[pos : pos + 1] not in _NOTABLE_FIRST:  # the line at pos is not notable: the next one
+            found = _NOTABLE.search(text, pos)
+            if found is None:
+                return
+            idx += text.count("\n", pos, found.start() + 1)
         line = lines[idx]
         if line.startswith("## "):
             if current is not None:
@@ -317,12 +317,16 @@ def _parse_sections(ep: Episode, lines: list[str], upto_digest: bool = False) ->
 
 def _fence_close(text: str, pos: int, fence: str) -> int | None:
     """Where the line that closes `fence` starts, searching from offset `pos` (a line start): a
-    line that is, stripped of whitespace, a run of the fence character at least as long."""
-    closing = _FENCE_CLOSE[fence[0]]
-    while (m := closing.search(text, pos)) is not None:
-        if m.end(1) - m.start(1) >= len(fence):
-            return m.start()
-        pos = m.end()
+    line that is, stripped of whitespace, a run of the fence character at least as long. Only a
+    line holding `fence` itself can be one, so the search jumps from one such line to the next."""
+    while (at := text.find(fence, pos)) != -1:
+        start = max(text.rfind("\n", pos, at) + 1, pos)
+        end = text.find("\n", at)
+        end = len(text) if end == -1 else end
+        stripped = text[start:end].strip()
+        if stripped.startswith(fence) and not stripped.strip(fence[0]):
+            return start
+        pos = end + 1
     return None
 
 
