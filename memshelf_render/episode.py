@@ -11,7 +11,6 @@ import json
 import os
 import re
 from dataclasses import dataclass, field
-from itertools import accumulate
 from typing import Any
 
 import yaml
@@ -23,8 +22,6 @@ DEFAULT_MAX_BYTES = 1024 * 1024
 _BOM = b"\xef\xbb\xbf"
 _FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _MALFORMED_HEADING = re.compile(r"^##(?:\t|[^#\s])")
-_NOTABLE = re.compile(r"\n[# `~]")  # the line after this newline may be a heading or a fence
-_NOTABLE_FIRST = frozenset("# `~")
 
 
 @dataclass(slots=True)
@@ -273,61 +270,36 @@ def _after_title(lines: list[str]) -> int:
 
 
 def _parse_sections(ep: Episode, lines: list[str], upto_digest: bool = False) -> None:
-    """Sections, malformed headings and fenced blocks of the body. Only lines that open with
-    '#', ' ', '`' or '~' can be any of them, so a search over the text jumps from one such line
-    to the next, and a fenced block is skipped by searching for its closing line."""
-    text = ep.text
-    count = len(lines)
-    if ep.body_start >= count:
-        return
-    lengths = list(accumulate(map(len, lines), initial=0))  # line i starts at lengths[i] + i
+    fence: str | None = None
+    fence_start = 0
     current: Section | None = None
-    idx = ep.body_start
-    pos = lengths[idx] + idx
-    while True:
-        if text[pos : pos + 1] not in _NOTABLE_FIRST:  # the line at pos is not notable: the next one
-            found = _NOTABLE.search(text, pos)
-            if found is None:
-                return
-            idx += text.count("\n", pos, found.start() + 1)
+    for idx in range(ep.body_start, len(lines)):
         line = lines[idx]
-        if line.startswith("## "):
-            if current is not None:
-                current.end = idx
-                if upto_digest and current.key == "digest":
-                    return
-            current = Section(line[3:].strip(" \t"), idx + 1, idx + 1, count)
-            ep.sections.append(current)
-        elif line.startswith("#"):
+        if fence is not None:
+            stripped = line.strip()
+            if stripped.startswith(fence) and not stripped.strip(fence[0]):
+                fence = None
+                ep.code_blocks.append((fence_start, idx + 1))
+            continue
+        if line.startswith("#"):
+            if line.startswith("## "):
+                if current is not None:
+                    current.end = idx
+                    if upto_digest and current.key == "digest":
+                        return
+                current = Section(line[3:].strip(" \t"), idx + 1, idx + 1, len(lines))
+                ep.sections.append(current)
+                continue
             if _MALFORMED_HEADING.match(line):
                 ep.malformed_headings.append(idx + 1)
-        elif m := _FENCE_OPEN.match(line):
-            close = _fence_close(text, lengths[idx + 1] + idx + 1, m.group(1))
-            if close is None:
-                ep.code_blocks.append((idx, count))
-                return
-            end = idx + 1 + text.count("\n", lengths[idx + 1] + idx + 1, close)
-            ep.code_blocks.append((idx, end + 1))
-            idx = end
-        idx += 1
-        if idx >= count:
-            return
-        pos = lengths[idx] + idx
-
-
-def _fence_close(text: str, pos: int, fence: str) -> int | None:
-    """Where the line that closes `fence` starts, searching from offset `pos` (a line start): a
-    line that is, stripped of whitespace, a run of the fence character at least as long. Only a
-    line holding `fence` itself can be one, so the search jumps from one such line to the next."""
-    while (at := text.find(fence, pos)) != -1:
-        start = max(text.rfind("\n", pos, at) + 1, pos)
-        end = text.find("\n", at)
-        end = len(text) if end == -1 else end
-        stripped = text[start:end].strip()
-        if stripped.startswith(fence) and not stripped.strip(fence[0]):
-            return start
-        pos = end + 1
-    return None
+            continue
+        if line[:1] in (" ", "`", "~"):
+            m = _FENCE_OPEN.match(line)
+            if m:
+                fence = m.group(1)
+                fence_start = idx
+    if fence is not None:
+        ep.code_blocks.append((fence_start, len(lines)))
 
 
 def _yaml_message(exc: yaml.MarkedYAMLError) -> str:
