@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.bench_validate import shelf_for  # noqa: E402
-from bench.measure import chain, load, once, ratio, rounds, summary  # noqa: E402
+from bench.measure import chain, load, once, ratio, rounds, summary, warm  # noqa: E402
 from bench.shapes import SHAPES  # noqa: E402
 from memshelf_render.derived import derived_paths  # noqa: E402
 from memshelf_render.shelf import load_shelf  # noqa: E402
@@ -77,6 +77,8 @@ def main(argv: list[str] | None = None) -> int:
                 without_derived(d)
                 return chain([[memshelf, "rebuild", "--shelf", str(d)], [str(py), "-c", ARCHIVE_RENDER, str(d)]])
 
+            if not rows:
+                warm([BOT, "render", str(without_derived(ours_dir))])
             ours_runs, refs_runs = rounds([ours_run, refs_run], args.repeat)
             check_runs, ref_check_runs = rounds(
                 [lambda d=ours_dir: once([BOT, "render", str(d), "--check"]),

@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.measure import chain, load, median, once, ratio, rounds, summary  # noqa: E402
+from bench.measure import chain, load, median, once, ratio, rounds, summary, warm  # noqa: E402
 from bench.shapes import SHAPES, build_shelf  # noqa: E402
 from tests.refs import NO_STALENESS_HOURS, ref_python  # noqa: E402
 
@@ -61,6 +61,7 @@ def main(argv: list[str] | None = None) -> int:
 
     rows = []
     loads = [load()]
+    warm([BOT, "validate", str(shelf_for(args.out, args.shapes[0], min(args.sizes), args.seed)), "--format", "json"])
     version = median(lambda: once([BOT, "--version"]), max(args.repeat, 5))
     for size in args.sizes:
         for shape in args.shapes:

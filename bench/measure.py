@@ -2,6 +2,11 @@
 
 CPU time is user + sys of the process and of every child it waited for (the pool workers and
 the chart helper included); peak RSS is the largest single process among them.
+
+Every command runs with Python's bytecode cache allowed (`RUN_ENV`): a development shell may
+set PYTHONDONTWRITEBYTECODE, and then our editable install would compile its modules from
+source on every start, while the reference tools (installed by pip, which compiles them) and
+any installed memshelf-bot load bytecode. `warm` runs a command once, untimed, to write it.
 """
 
 from __future__ import annotations
@@ -21,13 +26,22 @@ class Sample:
     code: int
 
 
+RUN_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
 def once(cmd: list[str], *, env: dict[str, str] | None = None, cwd: str | None = None) -> Sample:
     started = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=cwd)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env=RUN_ENV if env is None else env, cwd=cwd)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - started
     proc.returncode = os.waitstatus_to_exitcode(status)
     return Sample(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, proc.returncode)
+
+
+def warm(cmd: list[str], **kw) -> None:
+    """Run `cmd` once, untimed (its modules' bytecode gets written)."""
+    once(cmd, **kw)
 
 
 def chain(cmds: list[list[str]], **kw) -> Sample:

@@ -52,6 +52,7 @@ class Rule:
     regex: re.Pattern[str]
     replace: Callable[[re.Match[str]], str]
     needle: str | None = None  # a literal every match contains: absent from the text, no match
+    screen: re.Pattern[str] | None = None  # searched over many lines at once: no match, none in any
 
 
 def required_literal(regex: re.Pattern[str]) -> str | None:
@@ -176,32 +177,158 @@ class PolicyPack:
             if risk is not None:
                 pack.problems.append((number, f"regex refused, it could take exponential time: {risk}"))
                 continue
-            pack.rules.append(Rule(kind, regex, _whole(kind), required_literal(regex)))
+            pack.rules.append(Rule(kind, regex, _whole(kind), required_literal(regex), screen_of(regex)))
         return pack
 
     def matches(self, text: str) -> Iterator[tuple[Rule, int, re.Match[str] | None]]:
         """(rule, 1-based line, match) for every policy match in `text`, line by line (a long line
         in overlapping windows, so one search call stays small). When the budget runs out, one
-        (rule, line, None) names the line where checking stopped."""
+        (rule, line, None) names the line where checking stopped.
+
+        Lines are searched in runs of up to WINDOW characters: one search over a run that finds
+        nothing (a superset of the per-line search, `screen_of`) clears all its lines at once;
+        a run with a hit, and every line of a rule that cannot be screened, is searched line by
+        line as before."""
         deadline = time.monotonic() + self.budget_seconds
-        lines: list[str] | None = None
+        runs: list[tuple[int, int, int]] | None = None
         for rule in self.rules:
-            if rule.needle is not None and rule.needle not in text:
+            needle = rule.needle
+            if needle is not None and needle not in text:
                 continue
-            if lines is None:
-                lines = text.split("\n")
-            for number, line in enumerate(lines, start=1):
-                if rule.needle is not None and rule.needle not in line:
+            if runs is None:
+                runs = _runs(text)
+            for start, end, first in runs:
+                if needle is not None and text.find(needle, start, end) == -1:
                     continue
-                covered = 0
-                for start in range(0, max(len(line) - WINDOW_OVERLAP, 1), WINDOW - WINDOW_OVERLAP):
+                if rule.screen is not None and end - start <= WINDOW:
                     if time.monotonic() > deadline:
-                        yield rule, number, None
+                        yield rule, first + _first_checked(text[start:end], needle), None
                         return
-                    for m in rule.regex.finditer(line, start, start + WINDOW):
-                        if m.end() > m.start() and m.start() >= covered:  # empty matches name nothing
-                            covered = m.end()
-                            yield rule, number, m
+                    if rule.screen.search(text, start, end) is None:
+                        continue
+                for number, line in enumerate(text[start:end].split("\n"), start=first):
+                    if needle is not None and needle not in line:
+                        continue
+                    for m, over in _line_matches(rule.regex, line, deadline):
+                        if over:
+                            yield rule, number, None
+                            return
+                        yield rule, number, m
+
+
+def _runs(text: str) -> list[tuple[int, int, int]]:
+    """`text` cut at line ends into runs of at most WINDOW characters (a longer line is a run of
+    its own): (start offset, end offset, 1-based number of the run's first line)."""
+    runs: list[tuple[int, int, int]] = []
+    start, number, size = 0, 1, len(text)
+    while size - start > WINDOW:
+        cut = text.rfind("\n", start, start + WINDOW + 1)
+        if cut == -1:  # a line longer than WINDOW
+            cut = text.find("\n", start)
+            if cut == -1:
+                break
+        runs.append((start, cut, number))
+        number += text.count("\n", start, cut) + 1
+        start = cut + 1
+    runs.append((start, size, number))
+    return runs
+
+
+def _first_checked(run: str, needle: str | None) -> int:
+    """How many lines into `run` the line-by-line search would have checked first."""
+    for index, line in enumerate(run.split("\n")):
+        if needle is None or needle in line:
+            return index
+    return 0
+
+
+def _line_matches(regex: re.Pattern[str], line: str, deadline: float) -> Iterator[tuple[re.Match[str] | None, bool]]:
+    """The non-empty matches in one line, searched in windows of WINDOW characters that overlap
+    by WINDOW_OVERLAP; (None, True) when the deadline passed first."""
+    covered = 0
+    for start in range(0, max(len(line) - WINDOW_OVERLAP, 1), WINDOW - WINDOW_OVERLAP):
+        if time.monotonic() > deadline:
+            yield None, True
+            return
+        for m in regex.finditer(line, start, start + WINDOW):
+            if m.end() > m.start() and m.start() >= covered:  # empty matches name nothing
+                covered = m.end()
+                yield m, False
+
+
+# `^`, `$` (MULTILINE once compiled for the screen), `\b`, `\B`; not `\A`, `\Z`
+_LINE_EDGE_AT = frozenset({"AT_BEGINNING", "AT_END", "AT_BEGINNING_LINE", "AT_END_LINE", "AT_BOUNDARY",
+                           "AT_NON_BOUNDARY"})
+
+
+def screen_of(regex: re.Pattern[str]) -> re.Pattern[str] | None:
+    """`regex` with MULTILINE, when a search of it over lines joined by newlines must find a match
+    wherever the line-by-line search finds one (None when that is not sure).
+
+    A match in a line is a path of the regex through that line alone; over the joined lines the
+    same path still succeeds (the search backtracks until some path does) as long as nothing
+    looks past its own characters differently at a line's edge: no look-around, no `\\A`/`\\Z`,
+    nothing that keeps what it took (atomic groups, possessive repeats); `^`/`$` hold at every
+    line edge once MULTILINE is set, and a newline counts as a non-word character for
+    `\\b`/`\\B`, as the string's edge does.
+
+    The screen may match more than that (it only clears text), so its start is made cheap to
+    find: a leading `\\b` is left out, and a leading repeat of one character class, `[0-9]{3}`,
+    is spelled `[0-9][0-9]{2}`, which lets `re` skip to the places where a match can start."""
+    if not isinstance(regex.pattern, str):
+        return None
+    try:
+        from re import _compiler, _parser  # type: ignore[attr-defined]
+
+        tree = _parser.parse(regex.pattern, regex.flags | re.MULTILINE)
+        screen = re.compile(regex.pattern, regex.flags | re.MULTILINE)
+    except Exception:  # it compiled without MULTILINE; refuse to screen what cannot be analysed
+        return None
+    if not _line_local(_parser, list(tree)):
+        return None
+    try:
+        head = _quick_start(_parser, list(tree))
+        return _compiler.compile(_parser.SubPattern(tree.state, head), regex.flags | re.MULTILINE)
+    except Exception:  # `re`'s private parse tree changed shape: the pattern itself screens
+        return screen
+
+
+def _quick_start(p, items: list) -> list:
+    """The items without a leading `\\b`, a leading single-class repeat split in two."""
+    if items and items[0] == (p.AT, p.AT_BOUNDARY):
+        items = items[1:]
+    if items and items[0][0] in (p.MAX_REPEAT, p.MIN_REPEAT):
+        low, high, body = items[0][1]
+        if low >= 1 and len(body) == 1 and body[0][0] in (p.IN, p.LITERAL):
+            rest = (low - 1, high if high == p.MAXREPEAT else high - 1, body)
+            items = [body[0], (items[0][0], rest), *items[1:]]
+    return items
+
+
+def _line_local(p, items: list) -> bool:
+    """Only parse-tree items `screen_of` may screen, at any depth (unknown ones refuse)."""
+    for op, av in items:
+        if op in (p.LITERAL, p.NOT_LITERAL, p.IN, p.ANY, p.GROUPREF):
+            continue
+        if op is p.AT:
+            if av.name not in _LINE_EDGE_AT:
+                return False
+            continue
+        if op in (p.MAX_REPEAT, p.MIN_REPEAT):
+            subs = [av[2]]
+        elif op is p.SUBPATTERN:
+            if av[2] & re.MULTILINE:  # `(?-m:...)`: its `^` and `$` would not see line edges
+                return False
+            subs = [av[3]]
+        elif op is p.BRANCH:
+            subs = list(av[1])
+        elif op is p.GROUPREF_EXISTS:
+            subs = [av[1], av[2]] if av[2] is not None else [av[1]]
+        else:  # look-arounds, atomic groups, possessive repeats, anything newer
+            return False
+        if not all(_line_local(p, list(sub)) for sub in subs):
+            return False
+    return True
 
 
 @dataclass(frozen=True, slots=True)

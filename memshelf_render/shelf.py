@@ -23,6 +23,7 @@ from . import paths, yamlload
 from .episode import Episode, parse, read_bytes
 from .findings import Finding
 from .redact import mask
+from .schema_subset import conforms
 
 MANIFEST = "shelf.yml"
 SETTINGS = ".memshelf-bot.yml"
@@ -314,10 +315,14 @@ def _load_schema(name: str) -> dict[str, Any]:
 
 
 def _schema_errors(data: Any, schema_name: str) -> list[tuple[str, str]]:
-    """(top-level key or '', message) per schema violation, in a stable order."""
+    """(top-level key or '', message) per schema violation, in a stable order. A config that
+    surely conforms (`schema_subset`) needs no jsonschema, whose import costs more than the rest."""
+    schema = _load_schema(schema_name)
+    if conforms(data, schema):
+        return []
     import jsonschema
 
-    validator = jsonschema.Draft202012Validator(_load_schema(schema_name))
+    validator = jsonschema.Draft202012Validator(schema)
     out = []
     for err in sorted(validator.iter_errors(data), key=lambda e: (list(map(str, e.absolute_path)), e.message)):
         where = ".".join(str(p) for p in err.absolute_path)

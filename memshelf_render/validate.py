@@ -12,7 +12,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import parallel
+from . import parallel, paths
 from .episode import Episode
 from .findings import Finding, Severity
 from .redact import mask
@@ -53,7 +53,8 @@ class Report:
 
 class _Validation:
     """One validate run over a loaded shelf: the episode checks start at construction (on every
-    core for a big shelf), `findings()` waits for them and adds the shelf-wide checks."""
+    core for a big shelf); `findings()` runs the shelf-wide checks that need no parsed episode
+    meanwhile, then waits for them and adds those that do (titles, ids)."""
 
     def __init__(self, shelf: Shelf, changed: list[str] | None) -> None:
         self.ctx = ctx = Context(shelf)
@@ -81,6 +82,10 @@ class _Validation:
         else:
             findings += structure.layout_checks(ctx, only={_shelf_relative(shelf.root, c) for c in changed})
         if shelf.is_memory:
+            if changed is None:  # the derived files need only the file names: judged while the workers run
+                findings += consistency.ledger_checks(ctx, {paths.stem(ref.path) for ref in self.refs})
+                findings += consistency.meta_checks(ctx)
+                findings += consistency.index_checks(ctx)
             summaries: list[structure.Summary] = []
             checked = self._pending.result() if self._pending is not None else _check_refs(ctx, self.refs)
             for episode_findings, summary in checked:
@@ -89,9 +94,6 @@ class _Validation:
             if changed is None:
                 findings += structure.title_checks(summaries)
                 findings += structure.duplicate_ids(summaries)
-                findings += consistency.ledger_checks(ctx, {s.stem for s in summaries})
-                findings += consistency.meta_checks(ctx)
-                findings += consistency.index_checks(ctx)
             else:
                 findings += structure.duplicate_ids(summaries, _stems_by_id(shelf))
         return _masked(findings, ctx)

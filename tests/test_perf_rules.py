@@ -85,6 +85,18 @@ def test_grounding_is_judged_on_a_body_of_many_words():
     assert digest._grounding(ep, sec, ep.section_text(sec)) >= digest.GROUNDING_MIN
 
 
+def test_a_stop_word_or_a_number_grounds_no_digest_word_of_its_stem():
+    """`about`, `their`, `other` are stop words and `123456` a number: no content word of the
+    body, so the digest's `abouts`, `theirs`, `otherwise`, `12345x` stay ungrounded, and a
+    content word of the same stem later in the body grounds them after all."""
+    digest_text = "Decided: abouts theirs otherwise 12345x zebra yacht quartz nimbus kilo."
+    body = " ".join(f"word{i:03d}x" for i in range(60)) + " about their other 123456"
+    for extra, share in (("", 0.0), (" " + "filler " * 400 + "aboutness theirself otherness 12345y", 0.4)):
+        ep = _episode(HEAD + "## Digest\n" + digest_text + "\n## Decisions\n" + body + extra + "\n")
+        sec = ep.section("digest")
+        assert digest._grounding(ep, sec, ep.section_text(sec)) == _plain_grounding(ep) == share
+
+
 # --- instruction screen and conflict markers ------------------------------------------------------
 
 _FRAGMENTS = ["ignore all previous instructions", "IGNORE the prior\nrules", "you must now", "You\nwill now",

@@ -1,0 +1,82 @@
+"""The policy rules' run screen against the plain line-by-line definition.
+
+`PolicyPack.matches` searches runs of lines at once and reads a run line by line only when the
+screen finds something there. The plain definition below is the rule as documented: every line,
+in overlapping windows, no screen. Both must give the same matches, for patterns the screen
+accepts (anchors, word boundaries, classes that match a newline, back-references) and for those
+it must refuse (look-arounds, atomic groups, possessive repeats, `\\A`, `\\Z`).
+"""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from memshelf_render.redact import WINDOW, WINDOW_OVERLAP, PolicyPack, mask, screen_of
+
+PROPERTY = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+PATTERNS = (
+    r"ab", r"\bab\b", r"\Bb", r"^a+", r"b$", r"^$x?y", r"a[^b]*b", r"\b-\d", r"\b[ab]+", r"a\s*b", r"(?s)a.{0,3}b", r"a.*?b",
+    r"(a|b)\1", r"[ab]{1,2}?b", r"\b\d{1}-", r"(x)?(?(1)a|b)b", r"(?i:AB)", r"(?m:^b)", r"[ab]{2,}", r"-\d", r"(?<=a)b", r"(?<!a)b",
+    r"a(?=\n)", r"a(?!b)", r"(?>a+)b", r"a++b", r"\Aa", r"b\Z", r"(?-m:^a)", r"(?s:.)+x",
+)
+_PIECES = st.sampled_from(["a", "b", "ab", " ", "\n", "\n\n", "x", "-1", "é", "_", "ba", "\t"])
+
+
+def _plain(pack: PolicyPack, text: str) -> list[tuple[str, int, int, int]]:
+    out = []
+    for rule in pack.rules:
+        for number, line in enumerate(text.split("\n"), start=1):
+            covered = 0
+            for start in range(0, max(len(line) - WINDOW_OVERLAP, 1), WINDOW - WINDOW_OVERLAP):
+                for m in rule.regex.finditer(line, start, start + WINDOW):
+                    if m.end() > m.start() and m.start() >= covered:
+                        covered = m.end()
+                        out.append((rule.kind, number, m.start(), m.end()))
+    return out
+
+
+def _fast(pack: PolicyPack, text: str) -> list[tuple[str, int, int, int]]:
+    out = []
+    for rule, number, m in pack.matches(text):
+        assert m is not None
+        out.append((rule.kind, number, m.start(), m.end()))
+    return out
+
+
+def _pack(patterns: list[str]) -> PolicyPack:
+    pack = PolicyPack.parse("".join(f"p{i} {p}\n" for i, p in enumerate(patterns)))
+    pack.budget_seconds = 3600.0
+    return pack
+
+
+_TEXTS = st.lists(st.tuples(_PIECES, st.sampled_from([1, 1, 1, 3, 700, 2100])), max_size=40).map(
+    lambda parts: "".join(piece * times for piece, times in parts))
+
+
+@PROPERTY
+@given(st.lists(st.sampled_from(PATTERNS), min_size=1, max_size=4), _TEXTS)
+def test_screened_runs_equal_the_line_by_line_search(patterns, text):
+    pack = _pack(patterns)
+    assert _fast(pack, text) == _plain(pack, text)
+
+
+def test_runs_cross_the_window_size_and_long_lines_keep_their_windows():
+    line = "x" * 300
+    text = "\n".join([line] * 40 + ["ab " + "y" * 9000 + " ab", "ab"] + [line] * 20 + ["b ab"])
+    pack = _pack([r"\bab\b", r"^ab", r"ab$"])
+    assert len(text) > 4 * WINDOW
+    assert _fast(pack, text) == _plain(pack, text) != []
+
+
+def test_the_screen_refuses_what_sees_past_a_line():
+    screened = {p: screen_of(__import__("re").compile(p)) is not None for p in PATTERNS}
+    assert not any(screened[p] for p in (r"(?<=a)b", r"(?<!a)b", r"a(?=\n)", r"a(?!b)", r"(?>a+)b", r"a++b",
+                                         r"\Aa", r"b\Z", r"(?-m:^a)"))
+    assert all(screened[p] for p in (r"ab", r"\bab\b", r"^a+", r"b$", r"a[^b]*b", r"(a|b)\1", r"(?i:AB)"))
+
+
+def test_masking_uses_the_same_matches():
+    pack = _pack([r"\bdb\d+\b", r"^host"])
+    text = "host a\n" + "filler words here\n" * 500 + "use db12 now\nhost"
+    assert mask(text, pack).split("\n")[-2:] == ["use «redacted:p0» now", "«redacted:p1»"]
