@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from importlib.metadata import entry_points
 
 from memshelf_render.cli import build_parser, dispatch
 
@@ -31,6 +30,8 @@ def _add_bot_commands(sub: argparse._SubParsersAction) -> None:
 
 
 def _add_plugins(sub: argparse._SubParsersAction) -> None:
+    from importlib.metadata import entry_points  # only here: its import is most of what `--version` costs
+
     for ep in entry_points(group=PLUGIN_GROUP):
         try:
             register = ep.load()
