@@ -15,12 +15,9 @@ import pytest
 pytestmark = pytest.mark.e2e  # the demo: `memshelf-bot action` in subprocesses against the sandbox
 
 
-def test_the_demo_runs_the_loop_and_exits_0(tmp_path: Path) -> None:
-    cli = Path(sys.executable).parent / "memshelf-bot"
-    # a generous bound against a hang, not a speed test: on a shared, loaded machine the demo took 117 s
-    done = subprocess.run([str(cli), "demo"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr
-    out = done.stdout
+def check_story(out: str) -> None:
+    """What `memshelf-bot demo` must show, stage by stage. The demo itself runs once in the suite:
+    from a fresh `pip install .[sandbox]` (tests/test_install.py), which is how a user gets it."""
     stages = ["the night-shift agent pushes night-shift/2026-09-23", "annotations on the diff:",
               "the sticky comment:", "→ the check is red: merging is blocked", "→ the check is green",
               "== INDEX.md on main", "== new ledger rows", "== stats", "== chart and badge, committed on main",
