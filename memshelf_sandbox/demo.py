@@ -12,9 +12,6 @@ where the chart and badge are.
 
 from __future__ import annotations
 
-import shutil
-import sys
-import tempfile
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -32,6 +29,7 @@ from .demo_stage import (
     expect,
     heading,
     rendered_example,
+    run_demo,
     show_annotations,
     show_comment,
     show_file,
@@ -183,17 +181,6 @@ def cli_main(args: Any) -> int:
         from .demo_app import cli_main as app_main
 
         return app_main(args)
-    work = Path(tempfile.mkdtemp(prefix="memshelf-demo-"))
-    try:
-        play(work)
-        print("\nmemshelf-bot demo: the loop closed — PR checked, fixed, merged, rendered; agents' branches opened, "
-              "resolved and merged by the bot.")
-        return 0
-    except (AssertionError, RuntimeError) as exc:
-        print(f"\nmemshelf-bot demo failed: {exc}", file=sys.stderr)
-        return 1
-    finally:
-        if args.keep:
-            print(f"(kept in {work})")
-        else:
-            shutil.rmtree(work, ignore_errors=True)
+    return run_demo(args, "memshelf-bot demo", play,
+                    "the loop closed — PR checked, fixed, merged, rendered; agents' branches opened, "
+                    "resolved and merged by the bot.")

@@ -10,7 +10,6 @@ fixes, a maintainer merges, the App renders main, and `/shelf resolve` is answer
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -37,6 +36,7 @@ from .demo_stage import (
     expect,
     heading,
     rendered_example,
+    run_demo,
     show_file,
 )
 
@@ -188,19 +188,6 @@ def play_app(work: Path) -> None:
 
 
 def cli_main(args: Any) -> int:
-    import tempfile
-
-    work = Path(tempfile.mkdtemp(prefix="memshelf-demo-app-"))
-    try:
-        play_app(work)
-        print("\nmemshelf-bot demo --app: the loop closed through webhooks — pushed, checked, fixed, merged, "
-              "rendered and resolved by the App.")
-        return 0
-    except (AssertionError, RuntimeError) as exc:
-        print(f"\nmemshelf-bot demo --app failed: {exc}", file=sys.stderr)
-        return 1
-    finally:
-        if getattr(args, "keep", False):
-            print(f"(kept in {work})")
-        else:
-            shutil.rmtree(work, ignore_errors=True)
+    return run_demo(args, "memshelf-bot demo --app", play_app,
+                    "the loop closed through webhooks — pushed, checked, fixed, merged, rendered and resolved "
+                    "by the App.")

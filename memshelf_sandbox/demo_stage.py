@@ -6,7 +6,10 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
+import tempfile
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -143,3 +146,21 @@ def show_verdict(result: StepResult) -> None:
 def expect(condition: bool, what: str) -> None:
     if not condition:
         raise AssertionError(f"demo: expected {what}")
+
+
+def run_demo(args: Any, name: str, play: Callable[[Path], None], closed: str) -> int:
+    """Play a demo in a fresh work directory: exit 0 with its closing line, 1 with the failed
+    expectation; the directory is removed unless `--keep`."""
+    work = Path(tempfile.mkdtemp(prefix=f"{name.replace(' --', '-').replace(' ', '-')}-"))
+    try:
+        play(work)
+        print(f"\n{name}: {closed}")
+        return 0
+    except (AssertionError, RuntimeError) as exc:
+        print(f"\n{name} failed: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        if getattr(args, "keep", False):
+            print(f"(kept in {work})")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
