@@ -415,6 +415,10 @@ class GitHubPort(Protocol):
 
     def review(self, number: int, commit_sha: str, comments: Sequence[ReviewComment], body: str = "") -> None: ...
 
+    def review_comments(self, number: int) -> tuple[ReviewComment, ...]:
+        """The pull request's review comments that sit on a line of its current diff (outdated ones,
+        whose line GitHub no longer shows, are left out), oldest first."""
+
     # verdicts
     def set_status(self, sha: str, status: CommitStatus) -> None: ...
 

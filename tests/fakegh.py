@@ -241,6 +241,10 @@ class FakeGH:
         self._write("review", number, commit_sha, tuple(comments))
         self.reviews.append((number, commit_sha, tuple(comments)))
 
+    def review_comments(self, number: int) -> tuple[ReviewComment, ...]:
+        self._record("review_comments", number)
+        return tuple(c for n, _, posted in self.reviews if n == number for c in posted)
+
     # verdicts --------------------------------------------------------------------------------
 
     def set_status(self, sha: str, status: CommitStatus) -> None:

@@ -63,3 +63,28 @@ def test_a_suggestion_on_a_line_outside_the_diff_stays_in_the_summary(tmp_path: 
     summary = job.reporter.summary_text()
     assert "Posted 1 suggested change(s) as review comments; 1 on lines outside the diff are in this summary." in summary
     assert "```suggestion\nid: 2026-09-17-tower-rack-case\n```" in summary
+
+
+def test_a_second_run_on_the_same_head_posts_no_second_copy_of_a_suggestion(tmp_path: Path) -> None:
+    """A re-run, or a second event for the same head: the suggestion is on its line already."""
+    code, _, world, pull = run(tmp_path)
+    assert code == 1 and len(world.gh.reviews) == 1
+    again = world.job(world.pr_event(pull, action="synchronize"))
+    again.sinks.append(ReviewSink(world.gh, again.reporter.clean))
+    assert pull_request.run(again) == 1
+    assert len(world.gh.reviews) == 1 and world.gh.ops("review_comments")
+    assert "Suggested changes: already posted as review comments." in again.reporter.summary_text()
+
+
+def test_a_new_suggestion_after_a_push_is_posted_alone(tmp_path: Path) -> None:
+    """A push that adds a second fixable episode: only its suggestion is new."""
+    _, _, world, pull = run(tmp_path)
+    dns = "docs/topics/2026-09-24-dns.md"
+    world.commit("night-shift/nas", {dns: episode("2026-09-24-dns").replace("id: 2026-09-24-dns\n", "id: dns\n")})
+    pull = world.gh.pull(pull.number)
+    again = world.job(world.pr_event(pull, action="synchronize"))
+    again.sinks.append(ReviewSink(world.gh, again.reporter.clean))
+    assert pull_request.run(again) == 1
+    [_, (_, sha, comments)] = world.gh.reviews
+    assert sha == pull.head_sha and [c.path for c in comments if "suggestion" in c.body] == [dns]
+    assert "already there" in again.reporter.summary_text()

@@ -3,7 +3,9 @@ only works there. One review per run that has suggestions, each comment on its l
 (`side: RIGHT`). GitHub refuses a whole review when one comment sits on a line its diff does not
 show, so only the suggestions on the diff's lines go into it (the PR's file list carries the
 hunks: the flow's, else read here). When the token may not write (a fork's), or GitHub refuses, the job summary keeps every
-block; it keeps them anyway.
+block; it keeps them anyway. A run again on the same head (a re-run, a second event, a push that
+left the line alone) posts only the comments the pull request does not already carry on that line
+word for word, so suggestions are never doubled.
 """
 
 from __future__ import annotations
@@ -66,7 +68,11 @@ class ReviewSink:
             if not placed:
                 return Delivered(Delivery.SKIPPED, "Suggested changes: in this summary (their lines are not in the "
                                                    "pull request's diff, where review comments go).")
-            self.port.review(number, publication.head_sha, comments(publication, placed, self.clean))
+            drafts = comments(publication, placed, self.clean)
+            posted = set(self.port.review_comments(number))
+            fresh = tuple(c for c in drafts if c not in posted)
+            if fresh:
+                self.port.review(number, publication.head_sha, fresh)
         except PortError as exc:
             if exc.reason in (Reason.READ_ONLY, Reason.FORBIDDEN):
                 return Delivered(Delivery.READ_ONLY, f"Suggested changes: in this summary (GitHub refused the "
@@ -77,5 +83,9 @@ class ReviewSink:
                                                   "this summary lists them.")
             raise
         left = len(publication.suggestions) - len(placed)
-        return Delivered(Delivery.DONE, f"Posted {len(placed)} suggested change(s) as review comments"
-                                        + (f"; {left} on lines outside the diff are in this summary." if left else "."))
+        outside = f"; {left} on lines outside the diff are in this summary" if left else ""
+        if not fresh:
+            return Delivered(Delivery.DONE, f"Suggested changes: already posted as review comments{outside}.")
+        again = len(drafts) - len(fresh)
+        return Delivered(Delivery.DONE, f"Posted {len(fresh)} suggested change(s) as review comments"
+                                        + (f" ({again} already there)" if again else "") + f"{outside}.")
