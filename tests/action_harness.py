@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from bot.context import WRITE_SPACING_VAR
 from memshelf_render.render import render_shelf
 from memshelf_render.shelf import load_shelf
 from memshelf_sandbox import Sandbox, seed_bare_repo
@@ -26,6 +27,9 @@ EXAMPLE = Path(__file__).resolve().parent.parent / "memshelf_sandbox" / "data" /
 REPO = "octo/shelf"
 BOT_TOKEN = "ghs_" + "B0tT0ken" * 4 + "abcd"  # a GitHub-token-shaped secret the bot must never echo
 MAINTAINER_TOKEN = "ghp_" + "Ma1nta1n" * 4 + "wxyz"
+# The sandbox has no secondary rate limit: no pause between writes (the spacing itself is
+# tests/test_action_runtime.py's), as the demo runs it.
+SANDBOX_ENV = {WRITE_SPACING_VAR: "0"}
 TOWER = "docs/topics/2026-09-16-tower-rack-case.md"
 
 
@@ -117,7 +121,8 @@ class Harness:
     def step(self, event_name: str, payload: dict[str, Any], workspace: Path, token: str = BOT_TOKEN,
              **inputs: str) -> StepResult:
         return run_step(workspace=workspace, event_name=event_name, payload=payload, repository=REPO,
-                        api_url=self.sb.api_url, inputs={"token": token, **inputs}, home=self.home)
+                        api_url=self.sb.api_url, inputs={"token": token, **inputs}, home=self.home,
+                        extra_env=SANDBOX_ENV)
 
     def pr_step(self, number: int, action: str = "opened", token: str = BOT_TOKEN, payload: dict | None = None,
                 **inputs: str) -> StepResult:
