@@ -9,6 +9,7 @@ fixes, a maintainer merges, the App renders main, and `/shelf resolve` is answer
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -89,6 +90,39 @@ def _serve(work: Path, port: int, api_url: str, key: Path) -> Iterator[list[str]
             code = proc.wait()
         print(f"  serve stopped on SIGTERM: exit {code}")
         (work / "serve.log").write_text("\n".join(lines), encoding="utf-8")
+        if sys.exc_info()[0] is not None:  # the demo failed: what serve did last says why
+            _print_tail(lines)
+
+
+def _print_tail(lines: list[str], count: int = 40) -> None:
+    """serve's last job events and every warning or error, one line each."""
+    shown = []
+    for line in lines:
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if record.get("level") in ("warning", "error") or str(record.get("event", "")).startswith(("job.", "webhook.")):
+            shown.append(" ".join(f"{k}={record[k]}" for k in ("level", "event", "delivery", "gh_event", "action",
+                                                                 "outcome", "error", "detail", "text", "msg")
+                                  if record.get(k) not in (None, "")))
+    print("  serve's last events:", file=sys.stderr)
+    for text in shown[-count:]:
+        print(f"    {text[:300]}", file=sys.stderr)
+
+
+@contextmanager
+def _unacknowledged_on_failure(sb: Any) -> Iterator[None]:
+    """When the demo fails, the webhooks serve did not acknowledge (a lost delivery waits for the
+    App's redelivery sweep, minutes later)."""
+    try:
+        yield
+    except BaseException:
+        for r in sb.deliveries.listing():
+            if not 200 <= r["status_code"] < 300:
+                print(f"  webhook {r['event']}.{r['action'] or ''} {r['guid']}: {r['status']} ({r['status_code']}) "
+                      f"after {r['duration']} s", file=sys.stderr)
+        raise
 
 
 def _check_runs(repo: Any, sha: str) -> list[Any]:
@@ -128,7 +162,7 @@ def play_app(work: Path) -> None:
         sb.add_token(VISITOR_TOKEN, VISITOR, permission="read", integration=False)
         heading(f"sandbox {sb.api_url} plays GitHub for the App {BOT} (id {APP_ID}) on {REPO}, "
                 f"delivering signed webhooks to :{port}/webhook")
-        with _serve(work, port, sb.api_url, key) as log_lines:
+        with _serve(work, port, sb.api_url, key) as log_lines, _unacknowledged_on_failure(sb):
             repo = sb.github(MAINTAINER_TOKEN).get_repo(REPO)
             demo = Demo(work, sb)
             heading(f"the night-shift agent pushes {BRANCH} with one good and one bad episode (git, smart HTTP)")
