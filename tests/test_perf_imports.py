@@ -92,3 +92,19 @@ def test_version_says_what_the_parser_says(capsys):
     from_argparse = capsys.readouterr().out
     assert main(["--version"]) == 0
     assert capsys.readouterr().out == from_argparse
+
+
+FORK_FIRST_SCRIPT = """
+import sys
+import memshelf_render.render_command
+print(*sorted(m for m in ("memshelf_render.render", "memshelf_render.records", "memshelf_render.shelf", "yaml",
+                          "multiprocessing", "matplotlib") if m in sys.modules))
+"""
+
+
+def test_the_chart_helper_forks_before_the_renderers_load():
+    """`render` forks its chart helper before it imports the shelf model, the renderers or
+    multiprocessing, so the helper starts small (its peak RSS is matplotlib's, not ours too)."""
+    proc = subprocess.run([sys.executable, "-c", FORK_FIRST_SCRIPT], capture_output=True, text=True, check=True,
+                          cwd=PACKAGE.parent)
+    assert proc.stdout.split() == []
