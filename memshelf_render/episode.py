@@ -19,7 +19,6 @@ from . import yamlload
 from .findings import Finding
 
 DEFAULT_MAX_BYTES = 1024 * 1024
-HEAD_BYTES = 4096  # the renderers' first try: frontmatter and Digest end well inside it
 _BOM = b"\xef\xbb\xbf"
 _FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _MALFORMED_HEADING = re.compile(r"^##(?:\t|[^#\s])")
@@ -170,21 +169,7 @@ def parse(
     """Parse one episode file's bytes. `path` is shelf-relative, POSIX separators.
 
     `upto_digest` stops reading sections once the Digest section has ended: enough for the
-    renderers (frontmatter and digest), not for the checks, which need every section. It first
-    tries the whole lines of the first HEAD_BYTES: when the Digest ends there, nothing after
-    is decoded or split (the text, lines and parse findings then cover that head only)."""
-    if upto_digest and len(data) > HEAD_BYTES and (size if size is not None else len(data)) <= max_bytes:
-        cut = data.rfind(b"\n", 0, HEAD_BYTES) + 1
-        if cut:
-            head = _parse(data[:cut], path, category, archived, len(data) if size is None else size, max_bytes, True)
-            if head[1]:
-                return head[0]
-    return _parse(data, path, category, archived, size, max_bytes, upto_digest)[0]
-
-
-def _parse(data: bytes, path: str, category: str, archived: bool, size: int | None, max_bytes: int,
-           upto_digest: bool) -> tuple[Episode, bool]:
-    """The parse, and whether it stopped at the heading after the Digest (`upto_digest`)."""
+    renderers (frontmatter and digest), not for the checks, which need every section."""
     stem = path.rsplit("/", 1)[-1]
     stem = stem[:-3] if stem.endswith(".md") else stem
     ep = Episode(path=path, stem=stem, category=category, archived=archived)
@@ -192,7 +177,7 @@ def _parse(data: bytes, path: str, category: str, archived: bool, size: int | No
     if ep.size > max_bytes:
         _problem(ep, "file-too-large", None, f"{ep.size:,} bytes, over the cap of {max_bytes:,}; not read")
         ep.readable = False
-        return ep, False
+        return ep
 
     if data.startswith(_BOM):
         _problem(ep, "bom", 1, "UTF-8 byte order mark at the start of the file (stripped)")
@@ -209,9 +194,9 @@ def _parse(data: bytes, path: str, category: str, archived: bool, size: int | No
     ep.lines = lines = text.split("\n")
 
     _parse_frontmatter(ep, lines)
-    stopped = _parse_sections(ep, lines, upto_digest)
+    _parse_sections(ep, lines, upto_digest)
     ep.partial = upto_digest
-    return ep, stopped
+    return ep
 
 
 def _parse_frontmatter(ep: Episode, lines: list[str]) -> None:
@@ -284,9 +269,7 @@ def _after_title(lines: list[str]) -> int:
     return i + 1 if i < len(lines) and lines[i].startswith("# ") else i
 
 
-def _parse_sections(ep: Episode, lines: list[str], upto_digest: bool = False) -> bool:
-    """Sections, fenced blocks and malformed headings; True when `upto_digest` stopped at the
-    heading after the Digest."""
+def _parse_sections(ep: Episode, lines: list[str], upto_digest: bool = False) -> None:
     fence: str | None = None
     fence_start = 0
     current: Section | None = None
@@ -303,7 +286,7 @@ def _parse_sections(ep: Episode, lines: list[str], upto_digest: bool = False) ->
                 if current is not None:
                     current.end = idx
                     if upto_digest and current.key == "digest":
-                        return True
+                        return
                 current = Section(line[3:].strip(" \t"), idx + 1, idx + 1, len(lines))
                 ep.sections.append(current)
                 continue
@@ -317,7 +300,6 @@ def _parse_sections(ep: Episode, lines: list[str], upto_digest: bool = False) ->
                 fence_start = idx
     if fence is not None:
         ep.code_blocks.append((fence_start, len(lines)))
-    return False
 
 
 def _yaml_message(exc: yaml.MarkedYAMLError) -> str:
