@@ -3,16 +3,21 @@
 Commands from other installed packages (the sandbox package's `demo` and `sandbox`) join through
 the entry-point group `memshelf_bot.commands`; `bot` itself never imports them. Where they are
 not installed, those commands still parse and say in one line how to get them.
+
+`memshelf-bot --version` alone is answered before anything else is imported (argparse and the
+parser's modules are most of its start-up): it is what a user or a CI step runs to see that
+the tool is there.
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 
-from memshelf_render.cli import build_parser, dispatch
+from memshelf_render import __version__
 
-from .app import options as app_options
+TYPE_CHECKING = False  # typing's import alone would double what `--version` loads
+if TYPE_CHECKING:
+    import argparse
 
 PLUGIN_GROUP = "memshelf_bot.commands"
 SANDBOX_EXTRA = "memshelf-bot[sandbox]"
@@ -23,6 +28,8 @@ SANDBOX_COMMANDS = {
 
 
 def _add_bot_commands(sub: argparse._SubParsersAction) -> None:
+    from .app import options as app_options
+
     p = sub.add_parser("action", help="the container entrypoint: dispatch on the GitHub event")
     p.set_defaults(handler="bot.action:cli_main")
     app_options.add_serve(sub)
@@ -56,6 +63,8 @@ def build(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The whole parser: core commands, the bot's, and the installed plugins'. The plugins (an
     entry-point scan) are left out when `argv` names a command already known, or only asks for
     `--version`: those need none of them, and every command starts faster."""
+    from memshelf_render.cli import build_parser
+
     parser, sub = build_parser()
     _add_bot_commands(sub)
     first = argv[0] if argv else None
@@ -66,6 +75,11 @@ def build(argv: list[str] | None = None) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv == ["--version"]:  # as argparse's version action prints it
+        print(f"memshelf-bot {__version__}")
+        return 0
+    from memshelf_render.cli import dispatch
+
     return dispatch(build(argv), argv)
 
 

@@ -1,12 +1,13 @@
 """stats.svg drawn in a forked helper process, so importing matplotlib overlaps the parsing.
 
-Importing matplotlib costs about as much as parsing a few thousand episodes. For a big shelf the
-helper (`parallel.Helper`) is forked when the render starts and imports matplotlib on another
-core; the records are sent to it once INDEX is rendered, and the SVG comes back while the
+Importing matplotlib costs about as much as parsing a few thousand episodes. `render` forks the
+helper (`parallel.Helper`) first thing, before the shelf and the renderers are loaded, so it
+imports matplotlib on another core from a small process; what it draws is a `ChartData` (a few
+hundred numbers, never the rows), sent once INDEX is rendered, and the SVG comes back while the
 remaining files render. A chart whose input is unchanged is settled here by its hash, and an
 unused helper is stopped at once. Single-core machines, platforms without `fork` and
 `MEMSHELF_BOT_JOBS=1` (the knob validate honours too) draw in-process. The drawing is
-`render.chart.chart_svg` either way.
+`chartdraw.draw` either way.
 """
 
 from __future__ import annotations
@@ -17,19 +18,20 @@ from typing import TYPE_CHECKING
 from .parallel import Helper, can_fork, cores
 
 if TYPE_CHECKING:
+    from .chartdraw import ChartData
     from .records import Record
 
 FORK_FROM_EPISODES = 300
 
 
-def _draw(records: list[Record], index_text: str, context_window: int, previous: bytes | None) -> bytes:
-    from .render.chart import chart_svg
+def _draw(data: ChartData) -> bytes:
+    from .chartdraw import draw
 
-    return chart_svg(records, index_text=index_text, context_window=context_window, previous=previous)
+    return draw(data)
 
 
 def _warm_up() -> None:
-    from .render.chart import warm_up
+    from .chartdraw import warm_up
 
     warm_up()
 
@@ -48,13 +50,14 @@ class ChartJob:
     def submit(self, records: list[Record], index_text: str, context_window: int,
                previous: bytes | None) -> Callable[[], bytes]:
         """Start drawing (in the helper, if there is one); call the result to get the bytes."""
-        from .render.chart import is_current
+        from .render.chart import labelled, to_draw
 
-        if previous is not None and is_current(records, index_text, context_window, previous):
+        todo = to_draw(records, index_text, context_window, previous)
+        if todo is None:
             return lambda: previous
-        if self._helper is None:
-            return lambda: _draw(records, index_text, context_window, previous)
-        return self._helper.call(records, index_text, context_window, previous)
+        data, digest = todo
+        drawing = (lambda: _draw(data)) if self._helper is None else self._helper.call(data)
+        return lambda: labelled(drawing(), digest)
 
     @property
     def forked(self) -> bool:

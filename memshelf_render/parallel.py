@@ -10,11 +10,15 @@ fork stay in one process.
 from __future__ import annotations
 
 import contextlib
-import multiprocessing
 import os
+import pickle
+import signal
 from collections.abc import Callable, Sequence
-from multiprocessing.connection import Connection
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
+
+if TYPE_CHECKING:
+    import multiprocessing.process
+    from multiprocessing.connection import Connection
 
 PARALLEL_FROM = 400  # below this many episodes a pool costs more than it saves
 T = TypeVar("T")
@@ -27,7 +31,9 @@ def cores() -> int:
 
 
 def can_fork() -> bool:
-    return "fork" in multiprocessing.get_all_start_methods()
+    """`fork` is there (it is wherever multiprocessing offers it); multiprocessing itself is
+    imported only by the workers that use it, after the chart helper is forked."""
+    return hasattr(os, "fork")
 
 
 def jobs_for(count: int, limit: int | None = None) -> int:
@@ -50,6 +56,8 @@ class Pending:
     from i (neighbouring episodes cost alike, so the shares do too)."""
 
     def __init__(self, fn: Callable[[Any, Sequence[T]], list[R]], items: Sequence[T], state: Any, jobs: int):
+        import multiprocessing
+
         ctx = multiprocessing.get_context("fork")
         self._count = len(items)
         self._workers: list[tuple[multiprocessing.process.BaseProcess, Connection]] = []
@@ -101,54 +109,70 @@ def map_items(fn: Callable[[Any, Sequence[T]], list[R]], items: Sequence[T], *, 
     return start(fn, items, state=state, jobs=jobs).result()
 
 
-def _serve(prepare: Callable[[], None], fn: Callable[..., Any], conn: Connection) -> None:
+def _serve(prepare: Callable[[], None], fn: Callable[..., Any], args_in: BinaryIO, result_out: BinaryIO) -> None:
     """A helper process: prepare (e.g. import what `fn` needs), then run `fn` once."""
     with contextlib.suppress(ImportError):  # `fn` raises it again, and the parent reports it
         prepare()
     try:
-        args = conn.recv()
+        args = pickle.load(args_in)
     except EOFError:
         return
     try:
-        conn.send((True, fn(*args)))
+        outcome = (True, fn(*args))
     except Exception as exc:
-        conn.send((False, exc))
+        outcome = (False, exc)
+    pickle.dump(outcome, result_out, pickle.HIGHEST_PROTOCOL)
+    result_out.flush()
 
 
 class Helper:
     """One forked process that runs `prepare` at once and `fn` later, once, on arguments sent
-    through a pipe; a plain process and a pipe, no threads, so workers forked later inherit
-    none. `call` returns a function that gives the result (computed here instead when the
-    helper is gone)."""
+    through a pipe. A bare `os.fork` and two pipes, no threads and no multiprocessing: the
+    helper is forked as early as a command can (before the shelf and the renderers are loaded),
+    so it carries only the interpreter's pages, and workers forked later inherit no thread.
+    `call` returns a function that gives the result (computed here instead when the helper is
+    gone)."""
 
     def __init__(self, prepare: Callable[[], None], fn: Callable[..., R]) -> None:
-        ctx = multiprocessing.get_context("fork")
         self._fn = fn
-        self._conn: Connection | None
-        self._conn, child = ctx.Pipe()
-        self._proc: multiprocessing.process.BaseProcess | None = ctx.Process(
-            target=_serve, args=(prepare, fn, child), daemon=True)
-        self._proc.start()
-        child.close()
-        self._used = False
+        args_r, args_w = os.pipe()
+        result_r, result_w = os.pipe()
+        self._pid: int | None = os.fork()
+        if self._pid == 0:  # the helper: never returns into the caller's code
+            code = 0
+            try:
+                os.close(args_w)
+                os.close(result_r)
+                with open(args_r, "rb") as args_in, open(result_w, "wb") as result_out:
+                    _serve(prepare, fn, args_in, result_out)
+            except BaseException:
+                code = 1
+            finally:
+                os._exit(code)
+        os.close(args_r)
+        os.close(result_w)
+        self._args: BinaryIO | None = open(args_w, "wb")  # noqa: SIM115 (closed in close())
+        self._result: BinaryIO | None = open(result_r, "rb")  # noqa: SIM115
+        self._done = False  # its result was read: it exits by itself
 
     def call(self, *args: Any) -> Callable[[], Any]:
-        fn, conn = self._fn, self._conn
-        if conn is None:
+        fn, sink, source = self._fn, self._args, self._result
+        if sink is None or source is None:
             return lambda: fn(*args)
-        self._used = True
         try:
-            conn.send(args)
+            pickle.dump(args, sink, pickle.HIGHEST_PROTOCOL)
+            sink.flush()
         except OSError:
             self.close()
             return lambda: fn(*args)
 
         def result() -> Any:
             try:
-                ok, value = conn.recv()
-            except (EOFError, OSError):  # the helper died: run here instead
+                ok, value = pickle.load(source)
+            except (EOFError, OSError, pickle.UnpicklingError):  # the helper died: run here instead
                 self.close()
                 return fn(*args)
+            self._done = True
             if not ok:
                 raise value
             return value
@@ -156,14 +180,14 @@ class Helper:
         return result
 
     def close(self) -> None:
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
-        if self._proc is not None:
-            if not self._used:  # never called: do not wait for its preparation to finish
-                self._proc.kill()
-            self._proc.join(timeout=5)
-            if self._proc.is_alive():
-                self._proc.kill()
-                self._proc.join()
-            self._proc = None
+        for stream in (self._args, self._result):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+        self._args = self._result = None
+        if self._pid is not None:
+            if not self._done:  # never called, or its result is not wanted: do not wait for it
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(self._pid, signal.SIGKILL)
+            os.waitpid(self._pid, 0)
+            self._pid = None

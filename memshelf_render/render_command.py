@@ -2,19 +2,22 @@
 front end (load, render, print). Exit 1 on drift with --check, 2 when shelf.yml (or
 .memshelf-bot.yml) is missing or invalid.
 
-The episodes are being parsed (and, for a big shelf, matplotlib imported in the chart helper)
-while this process imports jsonschema and checks the schemas.
+The chart helper is forked first, before this process loads the shelf or imports the
+renderers, so the helper is small (it carries only the interpreter and the command line) and
+matplotlib's import starts at once on another core. The episodes are being parsed while this
+process checks the schemas.
 """
 
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 from .chartjob import ChartJob
 from .cli import json_document, load_for_command, report_config, shown
-from .records import Collecting
-from .render import RenderResult, parse_workers, render_shelf
-from .shelf import schema_problems
+
+if TYPE_CHECKING:
+    from .render import RenderResult
 
 
 def _print_text(result: RenderResult) -> None:
@@ -40,17 +43,25 @@ def _print_text(result: RenderResult) -> None:
 
 
 def cli_main(args) -> int:
+    with ChartJob(fork=not args.check) as chart:  # --check judges the chart by its input hash alone
+        return _render(args, chart)
+
+
+def _render(args, chart: ChartJob) -> int:
+    from .records import Collecting
+    from .render import parse_workers, render_shelf
+    from .shelf import schema_problems
+
     shelf = load_for_command(args.path, defer_schemas=True)
     if shelf is None:
         return 2
-    with ChartJob.for_shelf(0 if args.check else len(shelf.layout.episodes)) as chart:
-        rows = Collecting(shelf, workers=parse_workers(shelf, chart))
-        problems = schema_problems(shelf)
-        if problems:
-            rows.cancel()
-            report_config(problems)
-            return 2
-        result = render_shelf(shelf, check=args.check, badge=args.badge, chart=chart, rows=rows)
+    rows = Collecting(shelf, workers=parse_workers(shelf, chart))
+    problems = schema_problems(shelf)
+    if problems:
+        rows.cancel()
+        report_config(problems)
+        return 2
+    result = render_shelf(shelf, check=args.check, badge=args.badge, chart=chart, rows=rows)
     if args.format == "json":
         print(json_document(result.as_dict()))
     else:

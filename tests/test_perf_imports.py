@@ -1,10 +1,15 @@
 """The core's modules import each other without cycles, lazy (function-level) imports included:
-a cycle is two modules that can only be understood together."""
+a cycle is two modules that can only be understood together. And `--version` imports nothing
+it does not print."""
 
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 import memshelf_render
 
@@ -60,3 +65,46 @@ def test_the_graph_sees_lazy_imports():
 
 def test_no_import_cycles_in_the_core():
     assert cycles(import_graph()) == []
+
+
+VERSION_SCRIPT = """
+import sys
+from bot.cli import main
+code = main(["--version"])
+heavy = sorted(m for m in ("argparse", "typing", "memshelf_render.cli", "bot.app.options") if m in sys.modules)
+print(code, *heavy)
+"""
+
+
+def test_version_loads_nothing_but_the_version():
+    """`memshelf-bot --version` prints before argparse, typing or any parser module is imported."""
+    proc = subprocess.run([sys.executable, "-c", VERSION_SCRIPT], capture_output=True, text=True, check=True,
+                          cwd=PACKAGE.parent)
+    assert proc.stdout.splitlines() == [f"memshelf-bot {memshelf_render.__version__}", "0"]
+
+
+def test_version_says_what_the_parser_says(capsys):
+    from bot.cli import build, main
+
+    with pytest.raises(SystemExit) as stop:
+        build(["--version"]).parse_args(["--version"])
+    assert stop.value.code == 0
+    from_argparse = capsys.readouterr().out
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out == from_argparse
+
+
+FORK_FIRST_SCRIPT = """
+import sys
+import memshelf_render.render_command
+print(*sorted(m for m in ("memshelf_render.render", "memshelf_render.records", "memshelf_render.shelf", "yaml",
+                          "multiprocessing", "matplotlib") if m in sys.modules))
+"""
+
+
+def test_the_chart_helper_forks_before_the_renderers_load():
+    """`render` forks its chart helper before it imports the shelf model, the renderers or
+    multiprocessing, so the helper starts small (its peak RSS is matplotlib's, not ours too)."""
+    proc = subprocess.run([sys.executable, "-c", FORK_FIRST_SCRIPT], capture_output=True, text=True, check=True,
+                          cwd=PACKAGE.parent)
+    assert proc.stdout.split() == []

@@ -394,6 +394,23 @@ def test_forked_chart_errors_reach_the_caller(tmp_path, monkeypatch):
             drawing()
 
 
+def _dies() -> None:
+    os._exit(3)
+
+
+def test_a_helper_that_dies_is_replaced_by_the_caller_and_reaped():
+    from memshelf_render.parallel import Helper
+
+    helper = Helper(_dies, lambda a, b: a + b)
+    assert helper.call(2, 3)() == 5  # computed here: the helper is gone
+    helper.close()
+    unused = Helper(lambda: None, lambda: 1)
+    pid = unused._pid
+    unused.close()  # never called: stopped at once, and waited for
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)
+
+
 def test_deliberate_difference_check_compares_exact_bytes(tmp_path, ref_venv):
     """docs/reference.md §8.7: the reference reads derived files with universal newlines, so a CRLF
     copy is not drift there. Derived files are LF by contract; ours reports the CRLF copy."""
