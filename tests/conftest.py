@@ -27,13 +27,13 @@ LONGEST_FIRST = (
     "test_install.py",  # ~52 s: one fresh `pip install .[sandbox]`, then the demo
     "test_flow_pull_request.py",  # ~51 s: the 3,000-file pull request among them
     "test_app_scale.py",  # ~44 s: two servers and three workers on a real Redis
+    "test_precommit.py",  # ~45 s: two `pre-commit try-repo` builds, one store for the render hook
     "test_fuzz.py",
     "test_flow_commands.py",
     "test_flow_render_race.py",
     "test_sandbox_app.py",
     "test_shelfgen.py",
     "test_flow_render_main.py",
-    "test_precommit.py",
 )
 
 

@@ -3,12 +3,13 @@ shelf repository: memshelf-validate passes a clean shelf and fails a bad staged 
 memshelf-render passes a rendered shelf and fails (having rewritten them) when the derived files
 were stale.
 
-Each run is what `pre-commit try-repo <repo> <hook> --ref <rev>` does — a config naming this
-repository (a snapshot commit of the work tree) at that rev, run with `pre-commit run` — but
-with one store for the module: `try-repo` makes a fresh store per call, so each call built the
-hooks' virtualenv again (the package and every dependency, over a minute each: 406 s for the
-module's five runs, 127 s now). The one build prefers wheels (`PIP_PREFER_BINARY`) and goes
-through the environment's own pip configuration and cache.
+The validate hook runs through `pre-commit try-repo <repo> memshelf-validate --ref <rev>` itself,
+as a shelf user tries it. `try-repo` builds the hook's virtualenv afresh in a store of its own on
+every call (the package and every dependency, ~15 s each from pip's cache), so the render hook's
+three runs use what `try-repo` does underneath instead — a config naming this repository (a
+snapshot commit of the work tree) at that rev, run with `pre-commit run` — over one store for the
+module. Both builds prefer wheels (`PIP_PREFER_BINARY`) and go through the environment's own pip
+configuration and cache.
 """
 
 from __future__ import annotations
@@ -65,16 +66,26 @@ def shelf_repo(tmp_path: Path) -> Path:
     return root
 
 
+def _pre_commit(args: list[str], shelf: Path, home: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PRE_COMMIT_HOME": str(home), "PRE_COMMIT_COLOR": "never", "PIP_NO_INPUT": "1",
+           "PIP_PREFER_BINARY": "1"}
+    return subprocess.run([str(PRE_COMMIT), *args], cwd=shelf, env=env, capture_output=True, text=True,
+                          timeout=600, check=False)
+
+
 def try_repo(hooks: tuple[Path, str, Path], shelf: Path, hook: str) -> subprocess.CompletedProcess:
-    """`pre-commit try-repo <repo> <hook> --ref <rev> --all-files` over the module's one store."""
+    """`pre-commit try-repo <repo> <hook> --ref <rev> --all-files`, as a user runs it."""
+    repo, rev, home = hooks
+    return _pre_commit(["try-repo", str(repo), hook, "--ref", rev, "--all-files"], shelf, home)
+
+
+def run_from_store(hooks: tuple[Path, str, Path], shelf: Path, hook: str) -> subprocess.CompletedProcess:
+    """What `try-repo` runs (a config naming the repository at the rev), over the module's one store."""
     repo, rev, home = hooks
     config = home / f"try-{hook}.yaml"
     config.write_text(yaml.safe_dump({"repos": [{"repo": str(repo), "rev": rev, "hooks": [{"id": hook}]}]}),
                       encoding="utf-8")
-    env = {**os.environ, "PRE_COMMIT_HOME": str(home), "PRE_COMMIT_COLOR": "never", "PIP_NO_INPUT": "1",
-           "PIP_PREFER_BINARY": "1"}
-    return subprocess.run([str(PRE_COMMIT), "run", hook, "--config", str(config), "--all-files"], cwd=shelf,
-                          env=env, capture_output=True, text=True, timeout=600, check=False)
+    return _pre_commit(["run", hook, "--config", str(config), "--all-files"], shelf, home)
 
 
 def test_the_hooks_are_python_hooks_named_as_documented() -> None:
@@ -97,15 +108,15 @@ def test_validate_is_green_on_a_clean_shelf_and_red_with_a_bad_episode(hooks_rep
 
 
 def test_render_is_green_when_fresh_and_rewrites_then_fails_when_stale(hooks_repo, shelf_repo: Path) -> None:
-    fresh = try_repo(hooks_repo, shelf_repo, "memshelf-render")
+    fresh = run_from_store(hooks_repo, shelf_repo, "memshelf-render")
     assert fresh.returncode == 0, fresh.stdout + fresh.stderr
     (shelf_repo / NEW).write_text(TOPIC.replace("2026-01-05-cache-policy", "2026-02-01-new-idea"), encoding="utf-8")
     git(shelf_repo, "add", NEW)
-    stale = try_repo(hooks_repo, shelf_repo, "memshelf-render")
+    stale = run_from_store(hooks_repo, shelf_repo, "memshelf-render")
     assert stale.returncode == 1 and "INDEX.md" in stale.stdout, stale.stdout
     assert "2026-02-01-new-idea" in (shelf_repo / "ledger.tsv").read_text(encoding="utf-8")
     git(shelf_repo, "add", "-A")
-    assert try_repo(hooks_repo, shelf_repo, "memshelf-render").returncode == 0
+    assert run_from_store(hooks_repo, shelf_repo, "memshelf-render").returncode == 0
 
 
 def test_a_topic_path_is_what_the_validate_hook_selects() -> None:
