@@ -1,4 +1,5 @@
-"""The policy rules' run screen against the plain line-by-line definition.
+"""The policy rules' run screen against the plain line-by-line definition, and the secret pre-screen
+against the built-in rules it must never hide.
 
 `PolicyPack.matches` searches runs of lines at once and reads a run line by line only when the
 screen finds something there. The plain definition below is the rule as documented: every line,
@@ -9,9 +10,12 @@ it must refuse (look-arounds, atomic groups, possessive repeats, `\\A`, `\\Z`).
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from memshelf_render import redact
 from memshelf_render.redact import WINDOW, WINDOW_OVERLAP, PolicyPack, mask, screen_of
 
 PROPERTY = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
@@ -80,3 +84,33 @@ def test_masking_uses_the_same_matches():
     pack = _pack([r"\bdb\d+\b", r"^host"])
     text = "host a\n" + "filler words here\n" * 500 + "use db12 now\nhost"
     assert mask(text, pack).split("\n")[-2:] == ["use «redacted:p0» now", "«redacted:p1»"]
+
+
+# --- the secret pre-screen ------------------------------------------------------------------------
+
+_SECRET_PIECES = st.sampled_from([
+    "token", "TOKEN", "secret", "passw", "pwd", "api_key", "api-key", "apikey", "access_key", "accesskey", "access-key",
+    "=", "= ", " =", "\t", "\n", "\u00a0", "\u2003", " ", "x", "_", "-", "9", "é", "my", ".", ":", "\"", "AKIA",
+    "AKIAABCDEFGHIJKLMNOP", "squ_" + "a" * 40, "-----BEGIN RSA PRIVATE KEY-----", "ghp_" + "A" * 36, "Bearer ",
+    "abcdefghijklmnop", "github_pat_" + "a" * 22, "xoxb-1234567890", "eyJabcdefghij.eyJabcdefghij.x", "Y", "J",
+])
+_SECRET_TEXTS = st.lists(st.tuples(_SECRET_PIECES, st.sampled_from([1, 1, 1, 2, 40])), max_size=30).map(
+    lambda parts: "".join(piece * times for piece, times in parts))
+_ENV_PLAIN = re.compile(r"(?:token|secret|passw|pwd|apikey|api_key|api-key|accesskey|access_key|access-key)"
+                        r"[a-z0-9_-]*\s*=")
+
+
+@PROPERTY
+@given(_SECRET_TEXTS)
+def test_env_assignment_screen_equals_its_regex(text):
+    """The keyword scans give the same answer as searching the superset regex they stand for."""
+    lower = text.lower()
+    assert redact._env_assignment(lower) == (_ENV_PLAIN.search(lower) is not None)
+
+
+@PROPERTY
+@given(_SECRET_TEXTS)
+def test_secret_screen_passes_every_text_a_builtin_rule_matches(text):
+    if any(rule.regex.search(text) for rule in redact.BUILTIN):
+        assert redact._may_hold_secret(text)
+        assert redact._may_hold_secret(text, text.lower())
