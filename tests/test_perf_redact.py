@@ -23,8 +23,10 @@ PATTERNS = (
     r"ab", r"\bab\b", r"\Bb", r"^a+", r"b$", r"^$x?y", r"a[^b]*b", r"\b-\d", r"\b[ab]+", r"a\s*b", r"(?s)a.{0,3}b", r"a.*?b",
     r"(a|b)\1", r"[ab]{1,2}?b", r"\b\d{1}-", r"(x)?(?(1)a|b)b", r"(?i:AB)", r"(?m:^b)", r"[ab]{2,}", r"-\d", r"(?<=a)b", r"(?<!a)b",
     r"a(?=\n)", r"a(?!b)", r"(?>a+)b", r"a++b", r"\Aa", r"b\Z", r"(?-m:^a)", r"(?s:.)+x",
+    # a screen that starts at the first literal: the part before it may hold edges, repeats, groups
+    r"\b[ab]{2}-[ab]\b", r"^a*-$", r"(a|b)?-x", r"\s*_a", r"[^\n]{0,3}-b", r"(a)-\1", r"(a)?-(?(1)b|x)", r"\Bb-",
 )
-_PIECES = st.sampled_from(["a", "b", "ab", " ", "\n", "\n\n", "x", "-1", "é", "_", "ba", "\t"])
+_PIECES = st.sampled_from(["a", "b", "ab", " ", "\n", "\n\n", "x", "-1", "é", "_", "ba", "\t", "-"])
 
 
 def _plain(pack: PolicyPack, text: str) -> list[tuple[str, int, int, int]]:
@@ -71,6 +73,13 @@ def test_runs_cross_the_window_size_and_long_lines_keep_their_windows():
     pack = _pack([r"\bab\b", r"^ab", r"ab$"])
     assert len(text) > 4 * WINDOW
     assert _fast(pack, text) == _plain(pack, text) != []
+
+
+def test_the_screen_starts_at_the_first_literal_unless_a_group_is_referred_back_to():
+    screen = screen_of(re.compile(r"\b[0-9]{3}-[0-9]{2}-[0-9]{4}\b"))
+    assert screen is not None and screen.search("id 123-45-6789.").start() == 6
+    screen = screen_of(re.compile(r"(a)-\1"))
+    assert screen is not None and screen.search("x a-a").start() == 2
 
 
 def test_the_screen_refuses_what_sees_past_a_line():
