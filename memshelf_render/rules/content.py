@@ -20,7 +20,7 @@ _SEPARATOR = re.compile(r"^=======[ \t]*$", re.MULTILINE)
 
 # (gate, pattern): the gate is a tuple of keyword groups; the pattern can only match when, for
 # every group, one of its lowercase keywords occurs in the text. A later group's keywords are
-# looked for only when the first group's pass (`keywords_in`), so the first group is the cheapest:
+# looked for only when the first group passes (`keywords_in`), so the first group is the cheapest:
 # the `<` of `<|` (one character, a memchr), the `now` three patterns need before `you`/`from`.
 _GATED: tuple[tuple[tuple[tuple[str, ...], ...], str], ...] = (
     ((("ignore", "disregard", "forget", "override", "bypass"),),
