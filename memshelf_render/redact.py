@@ -273,8 +273,11 @@ def screen_of(regex: re.Pattern[str]) -> re.Pattern[str] | None:
     `\\b`/`\\B`, as the string's edge does.
 
     The screen may match more than that (it only clears text), so its start is made cheap to
-    find: a leading `\\b` is left out, and a leading repeat of one character class, `[0-9]{3}`,
-    is spelled `[0-9][0-9]{2}`, which lets `re` skip to the places where a match can start."""
+    find: it starts at the pattern's first top-level literal when it has one (`-[0-9]{2}-…` for
+    `\\b[0-9]{3}-[0-9]{2}-…`: every match holds a match of that rest, and `re` skips from one
+    `-` to the next in C), unless a back-reference needs the part left out; else a leading `\\b`
+    is left out, and a leading repeat of one character class, `[0-9]{3}`, is spelled
+    `[0-9][0-9]{2}`, which lets `re` skip to the places where a match can start."""
     if not isinstance(regex.pattern, str):
         return None
     try:
@@ -294,7 +297,11 @@ def screen_of(regex: re.Pattern[str]) -> re.Pattern[str] | None:
 
 
 def _quick_start(p, items: list) -> list:
-    """The items without a leading `\\b`, a leading single-class repeat split in two."""
+    """The items from the first top-level literal on (when nothing refers back to a group); else
+    without a leading `\\b`, a leading single-class repeat split in two."""
+    first = next((i for i, (op, _) in enumerate(items) if op is p.LITERAL), 0)
+    if first and not _refers_back(p, items):
+        return items[first:]
     if items and items[0] == (p.AT, p.AT_BOUNDARY):
         items = items[1:]
     if items and items[0][0] in (p.MAX_REPEAT, p.MIN_REPEAT):
@@ -303,6 +310,20 @@ def _quick_start(p, items: list) -> list:
             rest = (low - 1, high if high == p.MAXREPEAT else high - 1, body)
             items = [body[0], (items[0][0], rest), *items[1:]]
     return items
+
+
+def _refers_back(p, items: list) -> bool:
+    """Whether a back-reference or a conditional on a group occurs at any depth."""
+    for op, av in items:
+        if op in (p.GROUPREF, p.GROUPREF_EXISTS):
+            return True
+        if op in (p.MAX_REPEAT, p.MIN_REPEAT) and _refers_back(p, list(av[2])):
+            return True
+        if op is p.SUBPATTERN and _refers_back(p, list(av[3])):
+            return True
+        if op is p.BRANCH and any(_refers_back(p, list(sub)) for sub in av[1]):
+            return True
+    return False
 
 
 def _line_local(p, items: list) -> bool:

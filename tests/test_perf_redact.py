@@ -1,4 +1,5 @@
-"""The policy rules' run screen against the plain line-by-line definition.
+"""The policy rules' run screen against the plain line-by-line definition, and the secret pre-screen
+against the built-in rules it must never hide.
 
 `PolicyPack.matches` searches runs of lines at once and reads a run line by line only when the
 screen finds something there. The plain definition below is the rule as documented: every line,
@@ -9,9 +10,12 @@ it must refuse (look-arounds, atomic groups, possessive repeats, `\\A`, `\\Z`).
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from memshelf_render import redact
 from memshelf_render.redact import WINDOW, WINDOW_OVERLAP, PolicyPack, mask, screen_of
 
 PROPERTY = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
@@ -19,8 +23,10 @@ PATTERNS = (
     r"ab", r"\bab\b", r"\Bb", r"^a+", r"b$", r"^$x?y", r"a[^b]*b", r"\b-\d", r"\b[ab]+", r"a\s*b", r"(?s)a.{0,3}b", r"a.*?b",
     r"(a|b)\1", r"[ab]{1,2}?b", r"\b\d{1}-", r"(x)?(?(1)a|b)b", r"(?i:AB)", r"(?m:^b)", r"[ab]{2,}", r"-\d", r"(?<=a)b", r"(?<!a)b",
     r"a(?=\n)", r"a(?!b)", r"(?>a+)b", r"a++b", r"\Aa", r"b\Z", r"(?-m:^a)", r"(?s:.)+x",
+    # a screen that starts at the first literal: the part before it may hold edges, repeats, groups
+    r"\b[ab]{2}-[ab]\b", r"^a*-$", r"(a|b)?-x", r"\s*_a", r"[^\n]{0,3}-b", r"(a)-\1", r"(a)?-(?(1)b|x)", r"\Bb-",
 )
-_PIECES = st.sampled_from(["a", "b", "ab", " ", "\n", "\n\n", "x", "-1", "é", "_", "ba", "\t"])
+_PIECES = st.sampled_from(["a", "b", "ab", " ", "\n", "\n\n", "x", "-1", "é", "_", "ba", "\t", "-"])
 
 
 def _plain(pack: PolicyPack, text: str) -> list[tuple[str, int, int, int]]:
@@ -69,6 +75,13 @@ def test_runs_cross_the_window_size_and_long_lines_keep_their_windows():
     assert _fast(pack, text) == _plain(pack, text) != []
 
 
+def test_the_screen_starts_at_the_first_literal_unless_a_group_is_referred_back_to():
+    screen = screen_of(re.compile(r"\b[0-9]{3}-[0-9]{2}-[0-9]{4}\b"))
+    assert screen is not None and screen.search("id 123-45-6789.").start() == 6
+    screen = screen_of(re.compile(r"(a)-\1"))
+    assert screen is not None and screen.search("x a-a").start() == 2
+
+
 def test_the_screen_refuses_what_sees_past_a_line():
     screened = {p: screen_of(__import__("re").compile(p)) is not None for p in PATTERNS}
     assert not any(screened[p] for p in (r"(?<=a)b", r"(?<!a)b", r"a(?=\n)", r"a(?!b)", r"(?>a+)b", r"a++b",
@@ -80,3 +93,33 @@ def test_masking_uses_the_same_matches():
     pack = _pack([r"\bdb\d+\b", r"^host"])
     text = "host a\n" + "filler words here\n" * 500 + "use db12 now\nhost"
     assert mask(text, pack).split("\n")[-2:] == ["use «redacted:p0» now", "«redacted:p1»"]
+
+
+# --- the secret pre-screen ------------------------------------------------------------------------
+
+_SECRET_PIECES = st.sampled_from([
+    "token", "TOKEN", "secret", "passw", "pwd", "api_key", "api-key", "apikey", "access_key", "accesskey", "access-key",
+    "=", "= ", " =", "\t", "\n", "\u00a0", "\u2003", " ", "x", "_", "-", "9", "é", "my", ".", ":", "\"", "AKIA",
+    "AKIAABCDEFGHIJKLMNOP", "squ_" + "a" * 40, "-----BEGIN RSA PRIVATE KEY-----", "ghp_" + "A" * 36, "Bearer ",
+    "abcdefghijklmnop", "github_pat_" + "a" * 22, "xoxb-1234567890", "eyJabcdefghij.eyJabcdefghij.x", "Y", "J",
+])
+_SECRET_TEXTS = st.lists(st.tuples(_SECRET_PIECES, st.sampled_from([1, 1, 1, 2, 40])), max_size=30).map(
+    lambda parts: "".join(piece * times for piece, times in parts))
+_ENV_PLAIN = re.compile(r"(?:token|secret|passw|pwd|apikey|api_key|api-key|accesskey|access_key|access-key)"
+                        r"[a-z0-9_-]*\s*=")
+
+
+@PROPERTY
+@given(_SECRET_TEXTS)
+def test_env_assignment_screen_equals_its_regex(text):
+    """The keyword scans give the same answer as searching the superset regex they stand for."""
+    lower = text.lower()
+    assert redact._env_assignment(lower) == (_ENV_PLAIN.search(lower) is not None)
+
+
+@PROPERTY
+@given(_SECRET_TEXTS)
+def test_secret_screen_passes_every_text_a_builtin_rule_matches(text):
+    if any(rule.regex.search(text) for rule in redact.BUILTIN):
+        assert redact._may_hold_secret(text)
+        assert redact._may_hold_secret(text, text.lower())

@@ -19,7 +19,9 @@ _MARKER = re.compile(r"^(?:<{7}|>{7}|\|{7})(?: |$)", re.MULTILINE)
 _SEPARATOR = re.compile(r"^=======[ \t]*$", re.MULTILINE)
 
 # (gate, pattern): the gate is a tuple of keyword groups; the pattern can only match when, for
-# every group, one of its lowercase keywords occurs in the text.
+# every group, one of its lowercase keywords occurs in the text. A later group's keywords are
+# looked for only when the first group passes (`keywords_in`), so the first group is the cheapest:
+# the `<` of `<|` (one character, a memchr), the `now` three patterns need before `you`/`from`.
 _GATED: tuple[tuple[tuple[tuple[str, ...], ...], str], ...] = (
     ((("ignore", "disregard", "forget", "override", "bypass"),),
      r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|of\s+)*"
@@ -32,7 +34,7 @@ _GATED: tuple[tuple[tuple[tuple[str, ...], ...], str], ...] = (
     ((("prompt",),), r"\b(?:reveal|print|show|repeat)\s+(?:your|the)\s+system\s+prompt\b"),
     ((("user",), ("tell", "inform", "alert")), r"\bdo\s+not\s+(?:tell|inform|alert)\s+the\s+user\b"),
     ((("<",),), r"</?\s*(?:system|assistant|user|tool|tool_call|tool_result|function_calls?|invoke|instructions?)\s*>"),
-    ((("<|",),), r"<\|(?:im_start|im_end|system|user|assistant|endoftext)\|>"),
+    ((("<",), ("<|",)), r"<\|(?:im_start|im_end|system|user|assistant|endoftext)\|>"),
     ((("inst]", "<<"),), r"\[/?INST\]|<<\s*/?SYS\s*>>"),
     ((("игнор", "забуд", "отброс"),),
      r"(?:игнорируй|игнорируйте|забудь|забудьте|отбрось|отбросьте)\s+(?:все\s+)?"
@@ -40,16 +42,24 @@ _GATED: tuple[tuple[tuple[tuple[str, ...], ...], str], ...] = (
     ((("теперь",),), r"\bтеперь\s+ты\s+(?:должен|должна|обязан)\b"),
 )
 _PATTERNS = tuple((tuple(frozenset(group) for group in gate), re.compile(rx, re.IGNORECASE)) for gate, rx in _GATED)
-_ASCII_KEYS = tuple(sorted({k for gate, _ in _GATED for g in gate for k in g if k.isascii()}))
-_OTHER_KEYS = tuple(sorted({k for gate, _ in _GATED for g in gate for k in g if not k.isascii()}))
+_FIRST = {k for gate, _ in _GATED for k in gate[0]}  # looked for in every text
+# a first group's keyword -> the later groups' keywords of its gates, looked for only when it occurs
+_UNLOCKS = {k: frozenset(x for g, _ in _GATED if k in g[0] for group in g[1:] for x in group) for k in _FIRST}
+_UNLOCKS = {k: later for k, later in _UNLOCKS.items() if later}
+_ASCII_FIRST = tuple(sorted(k for k in _FIRST if k.isascii()))
+_OTHER_FIRST = tuple(sorted(k for k in _FIRST if not k.isascii()))
 
 
 def keywords_in(lower: str) -> set[str]:
-    """The gate keywords that occur in `lower` (substring checks; the non-ASCII keywords only
-    when the text is not ASCII)."""
-    present = {k for k in _ASCII_KEYS if k in lower}
+    """The gate keywords in `lower` that decide the gates: every keyword of a gate's first group,
+    the later groups' only when the first group passed (substring checks; the non-ASCII keywords
+    only when the text is not ASCII). A gate passes on this set exactly when it passes on all the
+    keywords the text holds, for a few checks fewer."""
+    present = {k for k in _ASCII_FIRST if k in lower}
     if not lower.isascii():
-        present.update(k for k in _OTHER_KEYS if k in lower)
+        present.update(k for k in _OTHER_FIRST if k in lower)
+    for key in present & _UNLOCKS.keys():
+        present.update(k for k in _UNLOCKS[key] if k in lower)
     return present
 
 
