@@ -8,16 +8,14 @@ a reason, so one bad file never blocks a render.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, fields
-from typing import Any, TypeVar
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
 from . import parallel
 from .episode import Episode
 from .shelf import STANDARD_CATEGORIES, EpisodeRef, Shelf
 from .text import tokens
 
-T = TypeVar("T")
 _ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
@@ -43,8 +41,8 @@ class Record:
         return self.tokens_source == "unmeasured"
 
 
-_FROM_REF = ("filename", "path", "category", "archived")  # fields 2-5: what the worker need not send
-_FROM_FILE = tuple(f.name for f in fields(Record) if f.name not in _FROM_REF)  # id, then date onwards
+_FROM_FILE = ("id", "date", "mode", "approx_tokens", "digest_tokens", "notes", "display_title", "description",
+              "tokens_source", "given_date")
 
 
 def _text(value: object) -> str:
@@ -119,20 +117,16 @@ def row_of(ep: Episode) -> tuple[str, Record | None, str | None]:
     return (ep.path, *record_of(ep))
 
 
-Row = tuple[str, "Record | None", "str | None"]
-
-
-def _gather(rows: Iterable[tuple[Row, T]]) -> tuple[list[Record], list[tuple[str, str]], list[T]]:
-    """Rows sorted by (date, id), with what came along with each, and the skipped (path, reason)."""
-    kept: list[tuple[Record, T]] = []
+def _gather(rows: Iterable[tuple[str, Record | None, str | None]]) -> tuple[list[Record], list[tuple[str, str]]]:
+    records: list[Record] = []
     skipped: list[tuple[str, str]] = []
-    for (path, rec, why), extra in rows:
+    for path, rec, why in rows:
         if rec is None:
             skipped.append((path, why or "skipped"))
         else:
-            kept.append((rec, extra))
-    kept.sort(key=lambda pair: (pair[0].date, pair[0].id))
-    return [rec for rec, _ in kept], skipped, [extra for _, extra in kept]
+            records.append(rec)
+    records.sort(key=lambda r: (r.date, r.id))
+    return records, skipped
 
 
 def collect(episodes: list[Episode]) -> tuple[list[Record], list[tuple[str, str]]]:
@@ -141,55 +135,43 @@ def collect(episodes: list[Episode]) -> tuple[list[Record], list[tuple[str, str]
     Only the standard categories give rows (docs/reference.md §8.1): an episode in another
     directory is listed in INDEX but has no ledger row and no `.meta.json` entry.
     """
-    records, skipped, _ = _gather((row_of(ep), None) for ep in episodes)
-    return records, skipped
+    return _gather(row_of(ep) for ep in episodes)
 
 
-def _no_extra(rec: Record) -> None:
-    return None
+def _rows_of(shelf: Shelf, refs: list[EpisodeRef]) -> list[tuple | str | None]:
+    """Per ref: the row's file-derived values (the rest is the ref's), or why it was skipped.
+    Plain tuples, because thousands of rows cross back from the worker processes."""
+    out: list[tuple | str | None] = []
+    for ref in refs:
+        _, rec, why = row_of(shelf.parse_episode(ref, upto_digest=True))
+        out.append(why if rec is None else tuple(getattr(rec, name) for name in _FROM_FILE))
+    return out
 
 
-def _rows_of(state: tuple[Shelf, Callable[[Record], Any]], refs: list[EpisodeRef]) -> list[tuple]:
-    """Per ref: the row's file-derived values (the rest is the ref's) and what `also` gives for
-    it, or why it was skipped. Plain tuples, because thousands of rows cross back from the
-    worker processes. `also` runs after every row is parsed: one tight loop each is ~12 %
-    cheaper than alternating them (measured on 5,000 episodes)."""
-    shelf, also = state
-    rows = [row_of(shelf.parse_episode(ref, upto_digest=True)) for ref in refs]
-    return [(why,) if rec is None else (tuple(getattr(rec, name) for name in _FROM_FILE), also(rec))
-            for _, rec, why in rows]
-
-
-def _rebuild(refs: list[EpisodeRef], rows: list[tuple]) -> Iterator[tuple[Row, Any]]:
+def _rebuild(refs: list[EpisodeRef], rows: list[tuple | str | None]) -> Iterator[tuple[str, Record | None, str | None]]:
     for ref, row in zip(refs, rows, strict=True):
-        if len(row) == 1:
-            yield (ref.path, None, row[0]), None
+        if isinstance(row, tuple):
+            values = dict(zip(_FROM_FILE, row, strict=True))
+            yield ref.path, Record(filename=ref.path.rsplit("/", 1)[-1], path=ref.path, category=ref.category,
+                                   archived=ref.archived, **values), None
         else:
-            values, extra = row
-            rec = Record(values[0], ref.path.rsplit("/", 1)[-1], ref.path, ref.category, ref.archived, *values[1:])
-            yield (ref.path, rec, None), extra
+            yield ref.path, None, row
 
 
 class Collecting:
     """A shelf's rows, being gathered: on worker processes (at most `workers`) for a big shelf,
-    so the caller can do other work (e.g. the schema checks) meanwhile. `also(record)` is
-    computed where each row is parsed and returned alongside it (e.g. its rendered cells)."""
+    so the caller can do other work (e.g. the schema checks) meanwhile."""
 
-    def __init__(self, shelf: Shelf, *, workers: int | None = None,
-                 also: Callable[[Record], Any] = _no_extra) -> None:
+    def __init__(self, shelf: Shelf, *, workers: int | None = None) -> None:
         self._shelf = shelf
         self._refs = shelf.layout.episodes
-        self._also = also
         jobs = parallel.jobs_for(len(self._refs), workers)
-        self._pending = (None if jobs == 1 else
-                         parallel.start(_rows_of, self._refs, state=(shelf, also), jobs=jobs))
+        self._pending = None if jobs == 1 else parallel.start(_rows_of, self._refs, state=shelf, jobs=jobs)
 
-    def result(self) -> tuple[list[Record], list[tuple[str, str]], list[Any]]:
-        """(rows sorted by (date, id), skipped (path, reason), `also` of each row)."""
+    def result(self) -> tuple[list[Record], list[tuple[str, str]]]:
         if self._pending is not None:
             return _gather(_rebuild(self._refs, self._pending.result()))
-        rows = [row_of(self._shelf.parse_episode(ref, upto_digest=True)) for ref in self._refs]
-        return _gather([(row, None if row[1] is None else self._also(row[1])) for row in rows])
+        return _gather(row_of(self._shelf.parse_episode(ref, upto_digest=True)) for ref in self._refs)
 
     def cancel(self) -> None:
         if self._pending is not None:

@@ -15,7 +15,6 @@ import posixpath
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import partial
 
 from .. import __version__
 from ..chartjob import ChartJob
@@ -43,7 +42,6 @@ from .index import Book, docs_book, footer, index_categories, index_text, subind
 from .ledger import ledger_bytes
 from .links import Links
 from .meta import meta_bytes, meta_entries
-from .rowcells import Cells, cells_of, neutralised
 
 
 @dataclass
@@ -158,23 +156,20 @@ def _badge(shelf: Shelf, records: list[Record], index_text: str) -> dict[str, by
 
 def plan(shelf: Shelf, records: list[Record], *, badge: bool | None = None,
          chart: ChartJob | None = None, draw_chart: bool = True,
-         cells: list[Cells] | None = None) -> tuple[dict[str, bytes | None], list[str]]:
+         guard: CellGuard | None = None) -> tuple[dict[str, bytes | None], list[str]]:
     """Every derived path's desired bytes (None = must be absent), in render order, and warnings.
 
     INDEX comes first so the chart (which counts INDEX tokens) is drawing while the rest renders.
-    `draw_chart=False` leaves stats.svg out, for callers that only read the text files. `cells`:
-    each record's `cells_of` (by default computed here, with the shelf's POLICY.patterns).
+    `draw_chart=False` leaves stats.svg out, for callers that only read the text files. `guard`
+    (by default one with the shelf's POLICY.patterns) masks every episode text on its way in.
     """
-    if cells is None:
-        guard = CellGuard.for_shelf(shelf)
-        cells = [cells_of(guard, rec) for rec in records]
+    guard = CellGuard.for_shelf(shelf) if guard is None else guard
     warnings: list[str] = []
     if shelf.docshelf_problem:
         warnings.append(f"{DOCSHELF}: {shelf.docshelf_problem}; INDEX.md rendered with the default settings")
     splits = split_documents(shelf)
     foot = footer(shelf.generated_by, shelf.docs_root)
-    metas = [c.meta for c in cells]
-    docs_meta = meta_entries(records, metas, archived=False)
+    docs_meta = meta_entries(records, archived=False, guard=guard)
     docs_index = _index_files(shelf, docs_book(shelf), docs_meta, splits, foot)
     index_str = _index_str(shelf, docs_index)
     drawing: Callable[[], bytes] | None = None
@@ -184,14 +179,14 @@ def plan(shelf: Shelf, records: list[Record], *, badge: bool | None = None,
         except ImportError as exc:
             drawing = _unavailable(exc)
 
-    files: dict[str, bytes | None] = {normalize(shelf.ledger_path): ledger_bytes([c.ledger for c in cells])}
+    files: dict[str, bytes | None] = {normalize(shelf.ledger_path): ledger_bytes(records, guard)}
     files.update(_meta_files(shelf, docs_meta, archived=False))
     files.update(docs_index)
     if on_disk(shelf.root, shelf.archive_docs_root).kind == "directory":
         archive, problem = archive_book(shelf)
         if problem:
             warnings.append(f"{CONFIG_PATH}: {problem}; {ARCHIVE_INDEX} rendered with the default settings")
-        archive_meta = meta_entries(records, metas, archived=True)
+        archive_meta = meta_entries(records, archived=True, guard=guard)
         files.update(_meta_files(shelf, archive_meta, archived=True))
         files.update(_index_files(shelf, archive, archive_meta, splits, foot))
     elif on_disk(shelf.root, ARCHIVE_INDEX).exists:
@@ -228,22 +223,18 @@ def parse_workers(shelf: Shelf, chart: ChartJob) -> int | None:
     return max(1, cores() - 1) if chart.forked and len(shelf.layout.episodes) < SHARE_CORES_FROM else None
 
 
-def gather_rows(shelf: Shelf, *, workers: int | None) -> Collecting:
-    """The episodes' rows, each with its `cells_of`, being gathered (on at most `workers`)."""
-    return Collecting(shelf, workers=workers, also=partial(cells_of, CellGuard.for_shelf(shelf)))
-
-
 def render_shelf(shelf: Shelf, *, check: bool = False, badge: bool | None = None,
                  chart: ChartJob | None = None, rows: Collecting | None = None) -> RenderResult:
     """Render every derived file; with `check`, write nothing and list what differs. `chart`:
     a chart helper the caller started early (and closes); by default one is started here for a
     big shelf, never for --check (an unchanged chart is judged by its input hash alone).
-    `rows`: the episodes' rows (`gather_rows`), already being gathered."""
+    `rows`: the episodes' rows, already being gathered."""
     own = chart is None
     job = ChartJob.for_shelf(0 if check else len(shelf.layout.episodes)) if chart is None else chart
     try:
-        records, skipped, cells = (rows or gather_rows(shelf, workers=parse_workers(shelf, job))).result()
-        files, warnings = plan(shelf, records, badge=badge, chart=job, cells=cells)
+        records, skipped = (rows or Collecting(shelf, workers=parse_workers(shelf, job))).result()
+        guard = CellGuard.for_shelf(shelf)
+        files, warnings = plan(shelf, records, badge=badge, chart=job, guard=guard)
     finally:
         if own:
             job.close()
@@ -252,5 +243,5 @@ def render_shelf(shelf: Shelf, *, check: bool = False, badge: bool | None = None
         files=files, check=check, episodes=len(shelf.layout.episodes),
         written=outcome.written, deleted=outcome.deleted, unchanged=outcome.unchanged,
         drifted=outcome.drifted, skipped=skipped + outcome.skipped,
-        warnings=_record_warnings(records) + warnings, neutralised=neutralised(records, cells),
+        warnings=_record_warnings(records) + warnings, neutralised=guard.report(),
     )

@@ -73,9 +73,9 @@ class CellGuard:
             return ""
         return text
 
-    def take(self, path: str) -> tuple[str, ...]:
-        """The notes on `path`, taken out of this guard: they travel with the row's cells."""
-        return tuple(self.neutralised.pop(path, ()))
+    def report(self) -> list[tuple[str, str]]:
+        """(path, what was neutralised) per episode, in path order."""
+        return [(path, "; ".join(notes)) for path, notes in sorted(self.neutralised.items())]
 
     def _note(self, path: str, note: str) -> None:
         notes = self.neutralised.setdefault(path, [])

@@ -21,6 +21,8 @@ def ledger_row(rec: Record, guard: CellGuard) -> str:
                       str(rec.approx_tokens), str(rec.digest_tokens), guard.ledger_cell(rec.notes, path, "notes")))
 
 
-def ledger_bytes(rows: list[str]) -> bytes:
-    """The whole file: header, then the rows (`ledger_row`) in the order given (collect() sorts them)."""
-    return ("\n".join(["\t".join(HEADER), *rows]) + "\n").encode("utf-8")
+def ledger_bytes(records: list[Record], guard: CellGuard | None = None) -> bytes:
+    """The whole file: header, then the rows in the order given (collect() sorts them)."""
+    guard = CellGuard() if guard is None else guard
+    lines = ["\t".join(HEADER), *(ledger_row(r, guard) for r in records)]
+    return ("\n".join(lines) + "\n").encode("utf-8")

@@ -15,28 +15,23 @@ from ..text import clamp_description
 from .cells import CellGuard
 
 Entry = dict[str, str]
-MetaCell = tuple[str, str, str]  # (file name as the key, title, description), all guarded
 
 
-def meta_cell(rec: Record, guard: CellGuard) -> MetaCell | None:
-    """`rec`'s entry, or None when it has neither display_title nor description."""
-    if not (rec.display_title or rec.description):
-        return None
-    title = guard.instruction_free(rec.display_title, rec.path, "display_title")
-    title = guard.shown_text(title, rec.path, "display_title") if title else guard.cell(rec.id, rec.path, "id")
-    description = guard.instruction_free(rec.description, rec.path, "description")
-    description = clamp_description(guard.shown_text(description, rec.path, "description"))
-    return guard.cell(rec.filename, rec.path, "its file name"), title, description
-
-
-def meta_entries(records: list[Record], cells: list[MetaCell | None], *,
-                 archived: bool) -> dict[str, dict[str, Entry]]:
-    """Category -> {file name: {"title", "description"}} for the docs (or the archive), from
-    each record's `meta_cell` (in the same order)."""
+def meta_entries(records: list[Record], *, archived: bool,
+                 guard: CellGuard | None = None) -> dict[str, dict[str, Entry]]:
+    """Category -> {file name: {"title", "description"}} for the docs (or the archive)."""
+    guard = CellGuard() if guard is None else guard
     out: dict[str, dict[str, Entry]] = {}
-    for rec, cell in zip(records, cells, strict=True):
-        if cell is not None and rec.archived == archived:
-            out.setdefault(rec.category, {})[cell[0]] = {"title": cell[1], "description": cell[2]}
+    for rec in records:
+        if rec.archived != archived or not (rec.display_title or rec.description):
+            continue
+        title = guard.instruction_free(rec.display_title, rec.path, "display_title")
+        title = guard.shown_text(title, rec.path, "display_title") if title else guard.cell(rec.id, rec.path, "id")
+        description = guard.instruction_free(rec.description, rec.path, "description")
+        out.setdefault(rec.category, {})[guard.cell(rec.filename, rec.path, "its file name")] = {
+            "title": title,
+            "description": clamp_description(guard.shown_text(description, rec.path, "description")),
+        }
     return out
 
 
