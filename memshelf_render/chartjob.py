@@ -59,6 +59,15 @@ class ChartJob:
         drawing = (lambda: _draw(data)) if self._helper is None else self._helper.call(data)
         return lambda: labelled(drawing(), digest)
 
+    def pause(self) -> None:
+        """Let the episode workers have every core (see `parallel.Helper.pause`)."""
+        if self._helper is not None:
+            self._helper.pause()
+
+    def resume(self) -> None:
+        if self._helper is not None:
+            self._helper.resume()
+
     @property
     def forked(self) -> bool:
         return self._helper is not None

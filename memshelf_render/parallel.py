@@ -154,11 +154,25 @@ class Helper:
         self._args: BinaryIO | None = open(args_w, "wb")  # noqa: SIM115 (closed in close())
         self._result: BinaryIO | None = open(result_r, "rb")  # noqa: SIM115
         self._done = False  # its result was read: it exits by itself
+        self._paused = False
+
+    def pause(self) -> None:
+        """Stop the helper (SIGSTOP) while other processes need every core; `resume` or `call`
+        lets it go on where it was."""
+        if self._pid is not None and not self._paused:
+            os.kill(self._pid, signal.SIGSTOP)
+            self._paused = True
+
+    def resume(self) -> None:
+        if self._pid is not None and self._paused:
+            os.kill(self._pid, signal.SIGCONT)
+            self._paused = False
 
     def call(self, *args: Any) -> Callable[[], Any]:
         fn, sink, source = self._fn, self._args, self._result
         if sink is None or source is None:
             return lambda: fn(*args)
+        self.resume()
         try:
             pickle.dump(args, sink, pickle.HIGHEST_PROTOCOL)
             sink.flush()

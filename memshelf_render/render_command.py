@@ -48,14 +48,13 @@ def cli_main(args) -> int:
 
 
 def _render(args, chart: ChartJob) -> int:
-    from .records import Collecting
-    from .render import parse_workers, render_shelf
+    from .render import gather_rows, render_shelf
     from .shelf import schema_problems
 
     shelf = load_for_command(args.path, defer_schemas=True)
     if shelf is None:
         return 2
-    rows = Collecting(shelf, workers=parse_workers(shelf, chart))
+    rows = gather_rows(shelf, chart)
     problems = schema_problems(shelf)
     if problems:
         rows.cancel()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -353,11 +354,11 @@ def test_duplicate_ids_get_a_row_each_and_a_warning(tmp_path):
                                "docs/topics/2026-01-01-x.md); each gets a ledger row"]
 
 
-@pytest.mark.parametrize("chart_helper", [True, False])
-def test_parallel_parse_and_forked_chart_give_the_same_bytes(tmp_path, monkeypatch, chart_helper):
-    """Big shelves parse in forked workers (leaving a core to the chart helper when it runs);
-    forced on here for a small shelf (with broken episodes), the files and reports are those of
-    the serial run."""
+@pytest.mark.parametrize(("chart_helper", "paused"), [(True, False), (True, True), (False, False)])
+def test_parallel_parse_and_forked_chart_give_the_same_bytes(tmp_path, monkeypatch, chart_helper, paused):
+    """Big shelves parse in forked workers (leaving a core to the chart helper when it runs, or,
+    from SHARE_CORES_FROM on, taking every core while the helper is paused); forced on here for
+    a small shelf (with broken episodes), the files and reports are those of the serial run."""
     from memshelf_render import parallel
 
     root = tmp_path / "serial"
@@ -372,6 +373,7 @@ def test_parallel_parse_and_forked_chart_give_the_same_bytes(tmp_path, monkeypat
     monkeypatch.setenv("MEMSHELF_BOT_JOBS", "3" if chart_helper else "2")
     monkeypatch.setattr(parallel, "PARALLEL_FROM", 1)
     monkeypatch.setattr(chartjob, "FORK_FROM_EPISODES", 1 if chart_helper else 10**9)
+    monkeypatch.setattr(render_pkg, "SHARE_CORES_FROM", 1 if paused else 10**9)
     shelf = load(forked)
     assert parallel.jobs_for(len(shelf.layout.episodes)) == 3 if chart_helper else 2
     forked_run = render_shelf(shelf)
@@ -407,6 +409,33 @@ def test_a_helper_that_dies_is_replaced_by_the_caller_and_reaped():
     unused = Helper(lambda: None, lambda: 1)
     pid = unused._pid
     unused.close()  # never called: stopped at once, and waited for
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)
+
+
+def _state(pid: int) -> str:
+    with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+        return fh.read().rsplit(")", 1)[1].split()[0]
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="reads the process state from /proc")
+def test_a_paused_helper_goes_on_when_called_and_is_reaped_when_not():
+    """`pause` stops the helper while the episode workers take every core; `call` lets it go on
+    (else its result would never come), and a paused helper that is never called is killed."""
+    from memshelf_render.parallel import Helper
+
+    helper = Helper(lambda: None, lambda a, b: a * b)
+    helper.pause()
+    deadline = time.monotonic() + 5
+    while _state(helper._pid) != "T" and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert _state(helper._pid) == "T"
+    assert helper.call(6, 7)() == 42
+    helper.close()
+    paused = Helper(lambda: None, lambda: 1)
+    paused.pause()
+    pid = paused._pid
+    paused.close()
     with pytest.raises(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)
 

@@ -217,10 +217,17 @@ def _index_str(shelf: Shelf, docs_index: dict[str, bytes | None]) -> str:
 SHARE_CORES_FROM = 6000
 
 
-def parse_workers(shelf: Shelf, chart: ChartJob) -> int | None:
-    """While the chart helper imports matplotlib it takes a core for about as long as parsing a
-    few thousand episodes: below SHARE_CORES_FROM the parse leaves it that core."""
-    return max(1, cores() - 1) if chart.forked and len(shelf.layout.episodes) < SHARE_CORES_FROM else None
+def gather_rows(shelf: Shelf, chart: ChartJob) -> Collecting:
+    """The episodes' rows, being gathered. While the chart helper imports matplotlib it takes a
+    core for about as long as parsing a few thousand episodes: below SHARE_CORES_FROM the parse
+    leaves it that core; from there on the workers take every core and the helper is paused
+    until the rows are in (its chart is wanted only after them), so its import runs while this
+    process renders the text files."""
+    small = len(shelf.layout.episodes) < SHARE_CORES_FROM
+    rows = Collecting(shelf, workers=max(1, cores() - 1) if chart.forked and small else None)
+    if not small:
+        chart.pause()
+    return rows
 
 
 def render_shelf(shelf: Shelf, *, check: bool = False, badge: bool | None = None,
@@ -232,7 +239,8 @@ def render_shelf(shelf: Shelf, *, check: bool = False, badge: bool | None = None
     own = chart is None
     job = ChartJob.for_shelf(0 if check else len(shelf.layout.episodes)) if chart is None else chart
     try:
-        records, skipped = (rows or Collecting(shelf, workers=parse_workers(shelf, job))).result()
+        records, skipped = (rows or gather_rows(shelf, job)).result()
+        job.resume()
         guard = CellGuard.for_shelf(shelf)
         files, warnings = plan(shelf, records, badge=badge, chart=job, guard=guard)
     finally:
