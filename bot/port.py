@@ -169,6 +169,14 @@ class ReviewComment:
     body: str
 
 
+@dataclass(frozen=True, slots=True)
+class PostedReviewComment:
+    """A review comment already on a pull request, with its author (so the bot can tell its own)."""
+
+    comment: ReviewComment
+    author: str  # login
+
+
 # statuses and check runs -----------------------------------------------------------------
 
 
@@ -329,7 +337,7 @@ class Identity:
 
     login: str
 
-    def wrote(self, comment: Comment) -> bool:
+    def wrote(self, comment: Comment | PostedReviewComment) -> bool:
         return comment.author.lower() == self.login.lower()
 
 
@@ -415,7 +423,7 @@ class GitHubPort(Protocol):
 
     def review(self, number: int, commit_sha: str, comments: Sequence[ReviewComment], body: str = "") -> None: ...
 
-    def review_comments(self, number: int) -> tuple[ReviewComment, ...]:
+    def review_comments(self, number: int) -> tuple[PostedReviewComment, ...]:
         """The pull request's review comments that sit on a line of its current diff (outdated ones,
         whose line GitHub no longer shows, are left out), oldest first."""
 

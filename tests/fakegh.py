@@ -38,6 +38,7 @@ from bot.port import (
     MergeMethod,
     Permission,
     PortError,
+    PostedReviewComment,
     PullEdit,
     PullFiles,
     PullRequest,
@@ -83,6 +84,7 @@ class FakeGH:
     statuses: list[tuple[str, CommitStatus]] = field(default_factory=list)
     check_runs: dict[int, tuple[CheckRun, list[CheckOutput]]] = field(default_factory=dict)
     reviews: list[tuple[int, str, tuple[ReviewComment, ...]]] = field(default_factory=list)
+    others_review_comments: dict[int, list[PostedReviewComment]] = field(default_factory=dict)  # not the bot's
     reactions: list[tuple[int, Reaction]] = field(default_factory=list)
     refusals: dict[str, list[PortError]] = field(default_factory=dict)
     ref_answers: list[RefUpdate] = field(default_factory=list)
@@ -241,9 +243,10 @@ class FakeGH:
         self._write("review", number, commit_sha, tuple(comments))
         self.reviews.append((number, commit_sha, tuple(comments)))
 
-    def review_comments(self, number: int) -> tuple[ReviewComment, ...]:
+    def review_comments(self, number: int) -> tuple[PostedReviewComment, ...]:
         self._record("review_comments", number)
-        return tuple(c for n, _, posted in self.reviews if n == number for c in posted)
+        return (*(PostedReviewComment(c, self.login) for n, _, posted in self.reviews if n == number for c in posted),
+                *self.others_review_comments.get(number, ()))
 
     # verdicts --------------------------------------------------------------------------------
 

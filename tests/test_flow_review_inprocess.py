@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bot.flows import pull_request
+from bot.port import PostedReviewComment
 from bot.report.review import ReviewSink
 from tests.action_harness import episode
 from tests.fakegh import World
@@ -88,3 +89,21 @@ def test_a_new_suggestion_after_a_push_is_posted_alone(tmp_path: Path) -> None:
     [_, (_, sha, comments)] = world.gh.reviews
     assert sha == pull.head_sha and [c.path for c in comments if "suggestion" in c.body] == [dns]
     assert "already there" in again.reporter.summary_text()
+
+
+def test_someone_elses_copy_of_a_suggestion_does_not_silence_the_bots(tmp_path: Path) -> None:
+    """Anyone may comment on a diff line; only the bot's own comments count as already posted."""
+    world = World.make(tmp_path)
+    world.commit("night-shift/nas", {NAS: FIXABLE}, base="main")
+    pull = world.gh.add_pull("night-shift/nas")
+    first = world.job(world.pr_event(pull))
+    first.sinks.append(ReviewSink(world.gh, first.reporter.clean))
+    pull_request.run(first)
+    [(_, _, comments)] = world.gh.reviews
+    world.gh.reviews.clear()  # as if the bot had never reviewed, but someone copied its comments
+    world.gh.others_review_comments[pull.number] = [PostedReviewComment(c, "mallory") for c in comments]
+    again = world.job(world.pr_event(pull, action="synchronize"))
+    again.sinks.append(ReviewSink(world.gh, again.reporter.clean))
+    pull_request.run(again)
+    [(_, _, posted)] = world.gh.reviews
+    assert posted == comments

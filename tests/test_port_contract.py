@@ -28,6 +28,7 @@ from bot.port import (
     MergeMethod,
     Permission,
     PortError,
+    PostedReviewComment,
     PullEdit,
     PullState,
     Reaction,
@@ -240,8 +241,9 @@ def test_a_review_puts_each_suggestion_on_its_line_of_the_diff(port: PyGithubPor
     assert [(c.path, c.line, c.side, c.commit_id, c.pull_request_review_id) for c in comments] == [
         (fifth, 2, "RIGHT", head, review.id), (fifth, 1, "RIGHT", head, review.id)]
     assert comments[0].body.startswith("```suggestion\n") and comments[0].diff_hunk.endswith("+id: wrong")
-    assert port.review_comments(pull.number) == (ReviewComment(fifth, 2, "```suggestion\nid: 2026-01-09-fifth\n```"),
-                                                 ReviewComment(fifth, 1, "second"))
+    assert port.review_comments(pull.number) == (
+        PostedReviewComment(ReviewComment(fifth, 2, "```suggestion\nid: 2026-01-09-fifth\n```"), ACTIONS_BOT),
+        PostedReviewComment(ReviewComment(fifth, 1, "second"), ACTIONS_BOT))
     with pytest.raises(PortError) as off_diff:  # a line the diff does not show: GitHub refuses the whole review
         port.review(pull.number, head, [ReviewComment(fifth, 1, "ok"), ReviewComment("README.md", 1, "not changed")])
     assert off_diff.value.reason is Reason.INVALID and len(list(github.get_reviews())) == 1

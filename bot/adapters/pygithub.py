@@ -49,6 +49,7 @@ from ..port import (
     MergeMethod,
     Permission,
     PortError,
+    PostedReviewComment,
     PullEdit,
     PullFiles,
     PullRequest,
@@ -387,10 +388,11 @@ class PyGithubPort:
         self._write(f"review #{number}", self.requester.requestJsonAndCheck, "POST",
                     f"{self.url}/pulls/{number}/reviews", input=payload)
 
-    def review_comments(self, number: int) -> tuple[ReviewComment, ...]:
+    def review_comments(self, number: int) -> tuple[PostedReviewComment, ...]:
         lazy = GhPull(self.requester, url=f"{self.url}/pulls/{number}", completed=False)
         return self.call(f"list the review comments of #{number}", lambda: tuple(
-            ReviewComment(c.path, c.line, c.body or "") for c in lazy.get_review_comments() if c.line is not None))
+            PostedReviewComment(ReviewComment(c.path, c.line, c.body or ""), c.user.login if c.user else "")
+            for c in lazy.get_review_comments() if c.line is not None))
 
     # verdicts -----------------------------------------------------------------------------
 

@@ -4,8 +4,8 @@ only works there. One review per run that has suggestions, each comment on its l
 show, so only the suggestions on the diff's lines go into it (the PR's file list carries the
 hunks: the flow's, else read here). When the token may not write (a fork's), or GitHub refuses, the job summary keeps every
 block; it keeps them anyway. A run again on the same head (a re-run, a second event, a push that
-left the line alone) posts only the comments the pull request does not already carry on that line
-word for word, so suggestions are never doubled.
+left the line alone) posts only the comments the bot itself has not already left on that line word
+for word, so suggestions are never doubled (and nobody else's copy can silence one).
 """
 
 from __future__ import annotations
@@ -69,7 +69,8 @@ class ReviewSink:
                 return Delivered(Delivery.SKIPPED, "Suggested changes: in this summary (their lines are not in the "
                                                    "pull request's diff, where review comments go).")
             drafts = comments(publication, placed, self.clean)
-            posted = set(self.port.review_comments(number))
+            me = self.port.identity()
+            posted = {p.comment for p in self.port.review_comments(number) if me.wrote(p)}
             fresh = tuple(c for c in drafts if c not in posted)
             if fresh:
                 self.port.review(number, publication.head_sha, fresh)
