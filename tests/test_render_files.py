@@ -6,6 +6,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -438,6 +441,32 @@ def test_a_paused_helper_goes_on_when_called_and_is_reaped_when_not():
     paused.close()
     with pytest.raises(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)
+
+
+_KILLED_PARENT = """
+import os, signal, sys, time
+from memshelf_render.parallel import Helper
+helper = Helper(lambda: None, lambda: 1)
+deadline = time.monotonic() + 10
+while open(f"/proc/{helper._pid}/stat").read().rsplit(")", 1)[1].split()[0] != "S" and time.monotonic() < deadline:
+    time.sleep(0.01)  # waiting for its arguments, as when render pauses it
+helper.pause()
+print(helper._pid, flush=True)
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_a_paused_helper_dies_with_a_parent_killed_by_sigkill():
+    """No `close` runs when the parent is killed outright: the kernel ends the helper, paused or not."""
+    done = subprocess.run([sys.executable, "-c", _KILLED_PARENT], capture_output=True, text=True, timeout=60,
+                          check=False, cwd=Path(__file__).resolve().parent.parent)
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    pid = int(done.stdout.split()[0])
+    deadline = time.monotonic() + 10
+    while os.path.exists(f"/proc/{pid}") and _state(pid) not in ("Z", "X") and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not os.path.exists(f"/proc/{pid}") or _state(pid) in ("Z", "X"), "the paused helper outlived its parent"
 
 
 def test_deliberate_difference_check_compares_exact_bytes(tmp_path, ref_venv):
