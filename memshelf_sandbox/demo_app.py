@@ -26,6 +26,8 @@ from typing import Any, TypeVar
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
+from memshelf_render import escape
+
 from .demo_stage import (
     AGENT,
     AGENT_TOKEN,
@@ -107,8 +109,8 @@ def _print_tail(lines: list[str], count: int = 40) -> None:
                                                                  "outcome", "error", "detail", "text", "msg")
                                   if record.get(k) not in (None, "")))
     print("  serve's last events:", file=sys.stderr)
-    for text in shown[-count:]:
-        print(f"    {text[:300]}", file=sys.stderr)
+    for text in shown[-count:]:  # the log's values come from the shelf and the PR: hostile
+        print(f"    {escape.terminal(text[:300])}", file=sys.stderr)
 
 
 @contextmanager
@@ -120,8 +122,8 @@ def _unacknowledged_on_failure(sb: Any) -> Iterator[None]:
     except BaseException:
         for r in sb.deliveries.listing():
             if not 200 <= r["status_code"] < 300:
-                print(f"  webhook {r['event']}.{r['action'] or ''} {r['guid']}: {r['status']} ({r['status_code']}) "
-                      f"after {r['duration']} s", file=sys.stderr)
+                print(escape.terminal(f"  webhook {r['event']}.{r['action'] or ''} {r['guid']}: {r['status']} "
+                                      f"({r['status_code']}) after {r['duration']} s"), file=sys.stderr)
         raise
 
 

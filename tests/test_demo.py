@@ -72,3 +72,16 @@ def test_the_app_demo_closes_the_loop_through_webhooks_and_exits_0(tmp_path: Pat
     delivered = re.search(r"(\d+) webhooks delivered, (\d+) acknowledged with 2xx; (\d+) jobs ran", out)
     assert delivered is not None and delivered[1] == delivered[2] and int(delivered[3]) > 0
     assert "9f8e7d6c5b4a39281706" not in out + done.stderr  # the bad episode's secret is never echoed
+
+
+def test_serves_log_on_failure_reaches_the_terminal_inert(capsys: pytest.CaptureFixture[str]) -> None:
+    """The log's values come from the shelf and the pull request: a branch name holding an escape
+    sequence or a line break is shown, not obeyed."""
+    import json
+
+    from memshelf_sandbox.demo_app import _print_tail
+
+    hostile = {"level": "error", "event": "job.failed", "error": "push to \x1b[2Jevil\n::error::pwn"}
+    _print_tail([json.dumps(hostile), "not json"])
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\n::error" not in err and "evil" in err
