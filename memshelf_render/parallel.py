@@ -1,8 +1,8 @@
 """The one executor: work on forked processes, so a big shelf uses every core.
 
-Workers are forked with their function, state and share of the items as process arguments:
-with `fork` nothing is pickled on the way in, and only small results (rows, findings) travel
-back through a pipe. No module-level state: each `Pending` and `Helper` owns its processes.
+Workers are forked with their function, state and share of the items in hand: with `fork`
+nothing is pickled on the way in, and only small results (rows, findings) travel back through a
+pipe. No module-level state: each `Pending` and `Helper` owns its processes.
 `MEMSHELF_BOT_JOBS` caps the process count (1 turns it off); small shelves and platforms without
 fork stay in one process.
 """
@@ -14,11 +14,7 @@ import os
 import pickle
 import signal
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
-
-if TYPE_CHECKING:
-    import multiprocessing.process
-    from multiprocessing.connection import Connection
+from typing import Any, BinaryIO, TypeVar
 
 PARALLEL_FROM = 400  # below this many episodes a pool costs more than it saves
 T = TypeVar("T")
@@ -31,8 +27,7 @@ def cores() -> int:
 
 
 def can_fork() -> bool:
-    """`fork` is there (it is wherever multiprocessing offers it); multiprocessing itself is
-    imported only by the workers that use it, after the chart helper is forked."""
+    """`fork` is there (POSIX; not on Windows)."""
     return hasattr(os, "fork")
 
 
@@ -42,42 +37,37 @@ def jobs_for(count: int, limit: int | None = None) -> int:
     return jobs if count >= PARALLEL_FROM and jobs > 1 and can_fork() else 1
 
 
-def _work(fn: Callable[[Any, Sequence[T]], list[R]], state: Any, items: Sequence[T], conn: Connection) -> None:
-    try:
-        conn.send((True, fn(state, items)))
-    except Exception as exc:  # handed to the parent, which raises it
-        conn.send((False, exc))
-    finally:
-        conn.close()
-
-
 class Pending:
-    """`fn(state, share)` running on `jobs` forked workers, worker i taking every jobs-th item
-    from i (neighbouring episodes cost alike, so the shares do too)."""
+    """`fn(state, share)` over `items` in `jobs` shares, share i being every jobs-th item from i
+    (neighbouring episodes cost alike, so the shares do too). Shares 1.. run on forked workers at
+    once; share 0 runs here, in `result()`, after whatever the caller does meanwhile: one process
+    fewer to fork, and half the results never cross a pipe. A bare `os.fork` and a pipe per
+    worker, like `Helper`: no multiprocessing to import, no threads."""
 
     def __init__(self, fn: Callable[[Any, Sequence[T]], list[R]], items: Sequence[T], state: Any, jobs: int):
-        import multiprocessing
-
-        ctx = multiprocessing.get_context("fork")
-        self._count = len(items)
-        self._workers: list[tuple[multiprocessing.process.BaseProcess, Connection]] = []
-        for i in range(jobs):
-            parent, child = ctx.Pipe(duplex=False)
-            proc = ctx.Process(target=_work, args=(fn, state, items[i::jobs], child), daemon=True)
-            proc.start()
-            child.close()
-            self._workers.append((proc, parent))
+        self._fn, self._state, self._items, self._jobs = fn, state, items, jobs
+        self._workers: list[tuple[int, BinaryIO]] = []
+        try:
+            for i in range(1, jobs):
+                self._workers.append(_fork_worker(fn, state, items[i::jobs]))
+        except BaseException:
+            self.cancel()
+            raise
 
     def result(self) -> list[R]:
         """Every item's result, in the order of the items."""
-        out: list[Any] = [None] * self._count
-        jobs = len(self._workers)
+        out: list[Any] = [None] * len(self._items)
+        jobs = self._jobs
         try:
-            for i, (_, conn) in enumerate(self._workers):
-                ok, value = conn.recv()
+            out[0::jobs] = self._fn(self._state, self._items[0::jobs])
+            for i, (_, source) in enumerate(self._workers, start=1):
+                ok, value = pickle.load(source)
                 if not ok:
                     raise value
                 out[i::jobs] = value
+        except EOFError:
+            self.cancel()
+            raise ChildProcessError("an episode worker died before it sent its results") from None
         except BaseException:
             self.cancel()
             raise
@@ -88,17 +78,44 @@ class Pending:
         self._stop(kill=True)
 
     def _stop(self, kill: bool) -> None:
-        for proc, conn in self._workers:
-            conn.close()
+        for pid, source in self._workers:
+            source.close()
             if kill:
-                proc.kill()
-            proc.join()
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
         self._workers = []
 
 
+def _fork_worker(fn: Callable[[Any, Sequence[T]], list[R]], state: Any, share: Sequence[T]) -> tuple[int, BinaryIO]:
+    """Fork one worker for `fn(state, share)`; it sends (True, results) or (False, exception)."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the worker: never returns into the caller's code
+        code = 0
+        try:
+            os.close(read_end)
+            with open(write_end, "wb") as sink:
+                try:
+                    outcome = (True, fn(state, share))
+                except Exception as exc:  # handed to the parent, which raises it
+                    outcome = (False, exc)
+                try:
+                    pickle.dump(outcome, sink, pickle.HIGHEST_PROTOCOL)
+                except Exception as exc:  # an exception that does not pickle: say what it was
+                    pickle.dump((False, RuntimeError(f"{type(exc).__name__}: {exc}")), sink)
+        except BaseException:
+            code = 1
+        finally:
+            os._exit(code)
+    os.close(write_end)
+    return pid, open(read_end, "rb")
+
+
 def start(fn: Callable[[Any, Sequence[T]], list[R]], items: Sequence[T], *, state: Any, jobs: int) -> Pending:
-    """Begin `fn(state, share)` over `items` on `jobs` forked workers (jobs >= 2). `fn` returns
-    one result per item of its share."""
+    """Begin `fn(state, share)` over `items` in `jobs` shares (jobs >= 2): jobs - 1 forked
+    workers now, share 0 in this process when `result()` is asked for. `fn` returns one result
+    per item of its share."""
     return Pending(fn, items, state, jobs)
 
 

@@ -102,6 +102,8 @@ _SECRET_PIECES = st.sampled_from([
     "=", "= ", " =", "\t", "\n", "\u00a0", "\u2003", " ", "x", "_", "-", "9", "é", "my", ".", ":", "\"", "AKIA",
     "AKIAABCDEFGHIJKLMNOP", "squ_" + "a" * 40, "-----BEGIN RSA PRIVATE KEY-----", "ghp_" + "A" * 36, "Bearer ",
     "abcdefghijklmnop", "github_pat_" + "a" * 22, "xoxb-1234567890", "eyJabcdefghij.eyJabcdefghij.x", "Y", "J",
+    "K", "AKI", "KIA", "PRIVATE", " KEY", "sq", "qu_", "gh", "ghp", "gho_", "github", "_pat_", "xo", "ox", "ey", "BEA",
+    "bearer", "rer", "pass", "w=", "ACCESS", "ключ", "İ",
 ])
 _SECRET_TEXTS = st.lists(st.tuples(_SECRET_PIECES, st.sampled_from([1, 1, 1, 2, 40])), max_size=30).map(
     lambda parts: "".join(piece * times for piece, times in parts))
@@ -115,6 +117,19 @@ def test_env_assignment_screen_equals_its_regex(text):
     """The keyword scans give the same answer as searching the superset regex they stand for."""
     lower = text.lower()
     assert redact._env_assignment(lower) == (_ENV_PLAIN.search(lower) is not None)
+
+
+_SCREEN_PLAIN = re.compile(r"AKIA|squ_|PRIVATE KEY|github_pat_|xox|eyJ|gh[pousr]_")
+
+
+@PROPERTY
+@given(_SECRET_TEXTS)
+def test_secret_screen_equals_its_literals(text):
+    """The screen's cheap forms give the same answer as searching the literals they stand for."""
+    lower = text.lower()
+    plain = bool(_SCREEN_PLAIN.search(text)) or "bearer" in lower or _ENV_PLAIN.search(lower) is not None
+    assert redact._may_hold_secret(text) == plain
+    assert redact._may_hold_secret(text, lower) == plain
 
 
 @PROPERTY
