@@ -7,6 +7,7 @@ newlines counted from offset 0: slow, obviously right. The rules must give the s
 
 from __future__ import annotations
 
+import re
 import time
 
 from hypothesis import HealthCheck, given, settings
@@ -273,3 +274,28 @@ def test_pattern_table_is_what_the_screen_runs():
     for (gate, regex), sample in zip(content._PATTERNS, samples, strict=True):
         m = regex.search(sample)
         assert m is not None and all(group & content.keywords_in(m.group(0).lower()) for group in gate)
+
+
+# --- the digest's patterns --------------------------------------------------------------------
+
+_WE_PLAIN = re.compile(r"(?<!\w)(we['’]re|we['’]ve|we['’]d|we|ours|our|us|мы|нам|нас|нашего|нашему|нашими|наших"
+                       r"|нашем|нашею|нашей|нашим|наша|наше|наши|нашу|наш)(?![\w])")
+_BARE_PLAIN = re.compile(r"(?:^|(?<=[.!?])\s+)(it|this|that|they|these|those|это|эти|они)\b")
+_CUE_PLAIN = re.compile(r"\b(?:decid|reject|chose|open|todo|verdict|реш|отклон|выбра|открыт|итог)")
+_DIGEST_PIECES = st.sampled_from([
+    "we", "we're", "we’ve", "we'd", "ours", "our", "us", "it", "this", "that", "they", "these", "those", "это",
+    "эти", "они", "мы", "нам", "наш", "нашего", "нашу", "decid", "reject", "chose", "open", "todo", "verdict",
+    "реш", "отклон", "выбра", "открыт", "итог", "x", "_", "1", "é", "ы", "'", "’", " ", "  ", "\n", "\t", ".", "!",
+    "?", ",", "-", "re", "ve", "d", "s", "e", "w", "o", "u",
+])
+
+
+@settings(max_examples=2000, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(_DIGEST_PIECES, max_size=12).map("".join))
+def test_digest_patterns_equal_their_definitions(low):
+    """The patterns that start at a literal character find what the definitions find, where they find it."""
+    assert [m.span(1) for m in digest._WE.finditer(low)] == [m.span(1) for m in _WE_PLAIN.finditer(low)]
+    plain = _BARE_PLAIN.search(low)
+    fast = digest._bare(low)
+    assert (fast.span(1) if fast else None) == (plain.span(1) if plain else None)
+    assert [m.start() for m in digest._CUE.finditer(low)] == [m.start() for m in _CUE_PLAIN.finditer(low)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import filterfalse
 from operator import itemgetter
 
@@ -13,13 +13,29 @@ from ..findings import Finding
 from .context import Context
 
 MAX_WORDS = 120
-# The patterns run on the lowercased digest (cheaper than IGNORECASE).
-_WE = re.compile(
-    r"(?<!\w)(we['’]re|we['’]ve|we['’]d|we|ours|our|us|мы|нам|нас|нашего|нашему|нашими|наших"
-    r"|нашем|нашею|нашей|нашим|наша|наше|наши|нашу|наш)(?![\w])",
-)
-_BARE = re.compile(r"(?:^|(?<=[.!?])\s+)(it|this|that|they|these|those|это|эти|они)\b")
-_CUE = re.compile(r"\b(?:decid|reject|chose|open|todo|verdict|реш|отклон|выбра|открыт|итог)")
+# The patterns run on the lowercased digest (cheaper than IGNORECASE). A pattern that starts
+# with a look-behind or `\b` makes `re` try every position of the text; these start with one of
+# a few literal characters (which `re` skips to in C) and look behind after it: `x(?<!\w.)` is
+# "x at the start of a word", the `(?<!\w)x` and `\bx` of the definitions.
+
+
+def _at_word_start(words: tuple[str, ...]) -> str:
+    """An alternation of `words` (regex pieces, each starting with a letter), tried in their
+    order, each only at the start of a word: grouped by first letter, the look-behind after it."""
+    rests: dict[str, list[str]] = {}
+    for word in words:
+        rests.setdefault(word[0], []).append(word[1:])
+    return "|".join(f"{first}(?<!\\w.)(?:{'|'.join(rest)})" for first, rest in rests.items())
+
+
+_WE_WORDS = ("we['’]re", "we['’]ve", "we['’]d", "we", "ours", "our", "us", "мы", "нам", "нас", "нашего", "нашему",
+             "нашими", "наших", "нашем", "нашею", "нашей", "нашим", "наша", "наше", "наши", "нашу", "наш")
+_WE = re.compile(f"({_at_word_start(_WE_WORDS)})(?!\\w)")  # = (?<!\w)(we['’]re|…|наш)(?!\w)
+_BARE_WORD = r"(it|this|that|they|these|those|это|эти|они)\b"
+_BARE_FIRST = re.compile(_BARE_WORD)  # at the digest's start (`match`)...
+_BARE_AFTER = re.compile(r"[.!?]\s+" + _BARE_WORD)  # ...or after a sentence's end
+_CUE = re.compile(_at_word_start(("decid", "reject", "chose", "open", "todo", "verdict", "реш", "отклон", "выбра",
+                                   "открыт", "итог")))  # = \b(?:decid|…|итог)
 _CONTENT_WORD = re.compile(r"\w{4,}")
 _WORD_RUN = re.compile(r"\w+")
 _NON_WORD = re.compile(r"\W")
@@ -57,12 +73,12 @@ def check(ep: Episode, ctx: Context) -> Iterator[Finding]:
     low = text.lower()
     found = sorted({m.group(1).replace("’", "'") for m in _WE.finditer(low)})
     if found:
-        yield Finding("digest-referent-we", ep.path, _line_of(ep, sec, _WE),
+        yield Finding("digest-referent-we", ep.path, _line_of(ep, sec, _WE.search),
                       f"first person plural in the digest: {', '.join(found)}")
-    bare = _BARE.search(low)
+    bare = _bare(low)
     if bare:
         word = text[bare.start(1):bare.end(1)] if len(low) == len(text) else bare.group(1)
-        yield Finding("digest-referent-bare", ep.path, _line_of(ep, sec, _BARE),
+        yield Finding("digest-referent-bare", ep.path, _line_of(ep, sec, _bare),
                       f"a sentence opens with a bare '{word}'")
     if not _CUE.search(low):
         yield Finding("digest-thin", ep.path, line, "no decided/rejected/chosen/open/todo/verdict cue in the digest")
@@ -72,9 +88,15 @@ def check(ep: Episode, ctx: Context) -> Iterator[Finding]:
                       f"only {round(grounding * 100)}% of the digest's content words occur in the body (minimum 20%)")
 
 
-def _line_of(ep: Episode, sec, regex: re.Pattern[str]) -> int:
+def _bare(low: str) -> re.Match[str] | None:
+    """The first sentence of `low` that opens with a bare pronoun: the definition's
+    `(?:^|(?<=[.!?])\\s+)(it|…)\\b`, its group 1 at the same place."""
+    return _BARE_FIRST.match(low) or _BARE_AFTER.search(low)
+
+
+def _line_of(ep: Episode, sec, search: Callable[[str], re.Match[str] | None]) -> int:
     for idx in range(sec.start, sec.end):
-        if regex.search(ep.lines[idx].lower()):
+        if search(ep.lines[idx].lower()):
             return idx + 1
     return sec.line
 
