@@ -12,7 +12,6 @@ config files it validates are read from the shelf it is given (the head's tree).
 from __future__ import annotations
 
 import fnmatch
-import subprocess
 import sys
 from dataclasses import dataclass, field
 
@@ -174,7 +173,10 @@ def _classify_one(shelf, c: Change, base_ids, allow, deny, result: GuardResult, 
 
 def _git(shelf: Shelf, *args: str) -> str:
     """git's output; every call that takes a user revision puts `--end-of-options` before it, so
-    a revision such as `--output=FILE` is a revision (that does not exist), never an option."""
+    a revision such as `--output=FILE` is a revision (that does not exist), never an option.
+    subprocess is imported here: validate and fix load this module for its path rules alone."""
+    import subprocess
+
     return subprocess.run(["git", *args], cwd=shelf.root, capture_output=True, check=True).stdout.decode(
         "utf-8", errors="surrogateescape")
 
@@ -219,6 +221,8 @@ def base_episode_ids(shelf: Shelf, base: str) -> set[str]:
 
 
 def cli_main(args) -> int:
+    import subprocess
+
     shelf = load_for_command(args.path)
     if shelf is None:
         return 2

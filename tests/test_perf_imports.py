@@ -108,3 +108,19 @@ def test_the_chart_helper_forks_before_the_renderers_load():
     proc = subprocess.run([sys.executable, "-c", FORK_FIRST_SCRIPT], capture_output=True, text=True, check=True,
                           cwd=PACKAGE.parent)
     assert proc.stdout.split() == []
+
+
+VALIDATE_SCRIPT = """
+import sys
+import memshelf_render.validate_command, memshelf_render.validate, memshelf_render.report
+print(*sorted(m for m in ("subprocess", "hashlib", "multiprocessing", "jsonschema", "matplotlib") if m in sys.modules))
+"""
+
+
+def test_validate_loads_no_module_it_does_not_use():
+    """A validate run imports neither subprocess (git is the guard's), hashlib (SARIF's),
+    multiprocessing (the executor forks bare), jsonschema (only for a config that fails the fast
+    check) nor matplotlib: each costs milliseconds on every run, the small shelf's included."""
+    proc = subprocess.run([sys.executable, "-c", VALIDATE_SCRIPT], capture_output=True, text=True, check=True,
+                          cwd=PACKAGE.parent)
+    assert proc.stdout.split() == []

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from typing import TextIO
 
 from .. import __version__
@@ -34,11 +33,13 @@ def _rules() -> tuple[list[dict], dict[str, int]]:
 
 
 def as_dict(report) -> dict:
+    from hashlib import sha256  # here: every validate loads the reporters, few write SARIF
+
     rules, index = _rules()
     results = []
     for f in report.findings:
         uri = workspace_path(report.root, f.path) if f.path else "shelf.yml"
-        fingerprint = hashlib.sha256(f"{f.code}\0{f.path}\0{f.message}".encode("utf-8", "surrogatepass")).hexdigest()
+        fingerprint = sha256(f"{f.code}\0{f.path}\0{f.message}".encode("utf-8", "surrogatepass")).hexdigest()
         results.append({
             "ruleId": f.code,
             "ruleIndex": index[f.code],
