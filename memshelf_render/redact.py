@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from .backtracking import backtracking_risk
+from .casing import lowered_forms
 
 _ENV_KEYWORDS = r"(?:TOKEN|SECRET|PASSWORD|PASSWD|PWD|API[_-]?KEY|ACCESS[_-]?KEY)"
 MASK_OPEN = "«redacted:"
@@ -120,11 +121,26 @@ _ENV_HINTS = ("token", "secret", "passw", "pwd", "apikey", "api_key", "api-key",
 _UNDERSCORED = re.compile(r"_(?:(?<=squ_)|(?<=gh[pousr]_)|(?<=github_pat_))")
 _XOX = re.compile(r"x(?=ox)")
 _BEARER = re.compile(r"b(?=earer)")
-_ENV_REVERSED = re.compile(r"=\s*[a-z0-9_-]*?(?:" + "|".join(hint[::-1] for hint in _ENV_HINTS) + ")")
+
+
+def _reversed_lowered(word: str) -> str:
+    """A pattern for `word` in the reversed lowercased text, wherever IGNORECASE matched it in the
+    text: each letter as any of its lowered forms (`casing.lowered_forms`), these reversed too."""
+    def letter(forms: tuple[str, ...]) -> str:
+        return re.escape(forms[0]) if len(forms) == 1 else "(?:" + "|".join(re.escape(f[::-1]) for f in forms) + ")"
+
+    return "".join(letter(lowered_forms(char)) for char in reversed(word))
+
+
+# the env rule's identifier characters ([A-Za-z0-9_] under IGNORECASE) once lowercased, and `-`
+_IDENTIFIER_LOWERED = "a-z0-9_\\-" + "".join(sorted({c for x in "abcdefghijklmnopqrstuvwxyz"
+                                                      for form in lowered_forms(x)[1:] for c in form}))
+_ENV_REVERSED = re.compile(rf"=\s*[{_IDENTIFIER_LOWERED}]*?(?:" + "|".join(map(_reversed_lowered, _ENV_HINTS)) + ")")
 
 
 def _env_assignment(lower: str) -> bool:
-    """Some env-secret keyword, then identifier characters, then '=' (a superset of the rule)."""
+    """Some env-secret keyword, then identifier characters, then '=' (a superset of the rule,
+    whose IGNORECASE also takes `ſ` for `s` and `ı`/`İ` for `i`)."""
     return "=" in lower and _ENV_REVERSED.search(lower[::-1]) is not None
 
 

@@ -107,8 +107,11 @@ _SECRET_PIECES = st.sampled_from([
 ])
 _SECRET_TEXTS = st.lists(st.tuples(_SECRET_PIECES, st.sampled_from([1, 1, 1, 2, 40])), max_size=30).map(
     lambda parts: "".join(piece * times for piece, times in parts))
-_ENV_PLAIN = re.compile(r"(?:token|secret|passw|pwd|apikey|api_key|api-key|accesskey|access_key|access-key)"
-                        r"[a-z0-9_-]*\s*=")
+# the lowercased text: `s` may also be `ſ`, `i` also `ı` or `i̇` (`casing.LOWER_MISSES`), in the keyword
+# and among the identifier characters after it
+_S, _I = "[sſ]", "(?:i\u0307|i|ı)"
+_ENV_PLAIN = re.compile(rf"(?:token|{_S}ecret|pa{_S}{_S}w|pwd|ap{_I}[_-]?key|acce{_S}{_S}[_-]?key)"
+                        r"[a-z0-9_\-ıſ\u0307]*\s*=")
 
 
 @PROPERTY
@@ -132,8 +135,15 @@ def test_secret_screen_equals_its_literals(text):
     assert redact._may_hold_secret(text, lower) == plain
 
 
+# and the spellings only IGNORECASE takes for a keyword's letter (`casing.LOWER_MISSES`)
+_CASE_TEXTS = st.lists(st.tuples(st.sampled_from([*_SECRET_PIECES.elements, "ſ", "İ", "ı", "\u0307", "ECRET", "ſECRET",
+                                                   "APİ_KEY", "PAſſWD", "ACCEſS_KEY", "toKen", "i"]),
+                                 st.sampled_from([1, 1, 2])), max_size=20).map(
+    lambda parts: "".join(piece * times for piece, times in parts))
+
+
 @PROPERTY
-@given(_SECRET_TEXTS)
+@given(st.one_of(_SECRET_TEXTS, _CASE_TEXTS))
 def test_secret_screen_passes_every_text_a_builtin_rule_matches(text):
     if any(rule.regex.search(text) for rule in redact.BUILTIN):
         assert redact._may_hold_secret(text)

@@ -171,6 +171,7 @@ def test_drop_duplicate_and_redeliver(hooked: tuple[Sandbox, Receiver], tmp_path
         assert response.status == 202
     got = box.wait_for(3)
     assert got[2].name == "push" and got[2].payload["ref"] == "refs/heads/shelve/d"
+    assert sb.deliveries.wait_idle(30)  # the receiver has the request before the sandbox records the answer
     listing, _ = _app_get(sb, pem, "/app/hook/deliveries?redelivery=true")
     assert [(d["guid"], d["status_code"]) for d in listing] == [(dropped["guid"], 202)]
     full, _ = _app_get(sb, pem, f"/app/hook/deliveries/{listing[0]['id']}")

@@ -10,10 +10,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
+from ..casing import screenable
 from ..episode import Episode
 from ..findings import Finding
 from .context import Context
 from .lines import LineTable
+from .wordstart import at_word_start
 
 _MARKER = re.compile(r"^(?:<{7}|>{7}|\|{7})(?: |$)", re.MULTILINE)
 _SEPARATOR = re.compile(r"^=======[ \t]*$", re.MULTILINE)
@@ -21,30 +23,39 @@ _SEPARATOR = re.compile(r"^=======[ \t]*$", re.MULTILINE)
 # (gate, pattern): the gate is a tuple of keyword groups; the pattern can only match when, for
 # every group, one of its lowercase keywords occurs in the text. A later group's keywords are
 # looked for only when the first group passes (`keywords_in`), so the first group is the cheapest:
-# the `<` of `<|` (one character, a memchr), the `now` three patterns need before `you`/`from`.
+# the `<` of `<|` (one character, a memchr), the `now` three patterns need before `you`/`from`,
+# the `not` before `tell`/`inform`/`alert`.
+# Each pattern starts at a literal character (`wordstart`: the definitions' leading `\b` comes
+# after the first letter), since a gate that passes runs it over the whole text.
 _GATED: tuple[tuple[tuple[tuple[str, ...], ...], str], ...] = (
     ((("ignore", "disregard", "forget", "override", "bypass"),),
-     r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|of\s+)*"
+     at_word_start(("ignore", "disregard", "forget", "override", "bypass")) +
+     r"\s+(?:all\s+|any\s+|the\s+|your\s+|of\s+)*"
      r"(?:previous|prior|above|earlier|preceding|existing|system|original)\s+"
      r"(?:instructions?|prompts?|rules|directions|guidelines|context|messages?)"),
-    ((("now",), ("you",)), r"\byou\s+(?:must|should|will)\s+now\b"),
-    ((("now",), ("from",)), r"\bfrom\s+now\s+on,?\s+(?:you|the\s+assistant|the\s+agent)\b"),
-    ((("now",), ("you",)), r"\byou\s+are\s+now\s+(?:a|an|the|in|my)\b"),
-    ((("instructions",),), r"\b(?:new|updated|real)\s+(?:system\s+)?instructions\s*:"),
-    ((("prompt",),), r"\b(?:reveal|print|show|repeat)\s+(?:your|the)\s+system\s+prompt\b"),
-    ((("user",), ("tell", "inform", "alert")), r"\bdo\s+not\s+(?:tell|inform|alert)\s+the\s+user\b"),
+    ((("now",), ("you",)), at_word_start(("you",)) + r"\s+(?:must|should|will)\s+now\b"),
+    ((("now",), ("from",)), at_word_start(("from",)) + r"\s+now\s+on,?\s+(?:you|the\s+assistant|the\s+agent)\b"),
+    ((("now",), ("you",)), at_word_start(("you",)) + r"\s+are\s+now\s+(?:a|an|the|in|my)\b"),
+    ((("instructions",),), at_word_start(("new", "updated", "real")) + r"\s+(?:system\s+)?instructions\s*:"),
+    ((("prompt",),), at_word_start(("reveal", "print", "show", "repeat")) + r"\s+(?:your|the)\s+system\s+prompt\b"),
+    ((("not",), ("tell", "inform", "alert")), at_word_start(("do",)) + r"\s+not\s+(?:tell|inform|alert)\s+the\s+user\b"),
     ((("<",),), r"</?\s*(?:system|assistant|user|tool|tool_call|tool_result|function_calls?|invoke|instructions?)\s*>"),
     ((("<",), ("<|",)), r"<\|(?:im_start|im_end|system|user|assistant|endoftext)\|>"),
     ((("inst]", "<<"),), r"\[/?INST\]|<<\s*/?SYS\s*>>"),
-    ((("игнор", "забуд", "отброс"),),
+    ((("предыдущие", "прежние", "прошлые", "системные"), ("игнор", "забуд", "отброс")),
      r"(?:игнорируй|игнорируйте|забудь|забудьте|отбрось|отбросьте)\s+(?:все\s+)?"
      r"(?:предыдущие|прежние|прошлые|системные)\s+(?:инструкции|указания|правила)"),
-    ((("теперь",),), r"\bтеперь\s+ты\s+(?:должен|должна|обязан)\b"),
+    ((("теперь",),), at_word_start(("теперь",)) + r"\s+ты\s+(?:должен|должна|обязан)\b"),
 )
-_PATTERNS = tuple((tuple(frozenset(group) for group in gate), re.compile(rx, re.IGNORECASE)) for gate, rx in _GATED)
-_FIRST = {k for gate, _ in _GATED for k in gate[0]}  # looked for in every text
+# What the gates look for: each keyword's part that every case-insensitive match of it shows in
+# the lowercased text (`casing.screenable`: "gnore" for "ignore", since `İGNORE` lowercases to
+# "i̇gnore" and `ıgnore` stays as it is, yet both match).
+_GATES = tuple(tuple(tuple(dict.fromkeys(screenable(k) for k in group)) for group in gate) for gate, _ in _GATED)
+_PATTERNS = tuple((tuple(frozenset(group) for group in gate), re.compile(rx, re.IGNORECASE))
+                  for gate, (_, rx) in zip(_GATES, _GATED, strict=True))
+_FIRST = {k for gate in _GATES for k in gate[0]}  # looked for in every text
 # a first group's keyword -> the later groups' keywords of its gates, looked for only when it occurs
-_UNLOCKS = {k: frozenset(x for g, _ in _GATED if k in g[0] for group in g[1:] for x in group) for k in _FIRST}
+_UNLOCKS = {k: frozenset(x for g in _GATES if k in g[0] for group in g[1:] for x in group) for k in _FIRST}
 _UNLOCKS = {k: later for k, later in _UNLOCKS.items() if later}
 _ASCII_FIRST = tuple(sorted(k for k in _FIRST if k.isascii()))
 _OTHER_FIRST = tuple(sorted(k for k in _FIRST if not k.isascii()))

@@ -11,31 +11,19 @@ from operator import itemgetter
 from ..episode import Episode
 from ..findings import Finding
 from .context import Context
+from .wordstart import at_word_start
 
 MAX_WORDS = 120
-# The patterns run on the lowercased digest (cheaper than IGNORECASE). A pattern that starts
-# with a look-behind or `\b` makes `re` try every position of the text; these start with one of
-# a few literal characters (which `re` skips to in C) and look behind after it: `x(?<!\w.)` is
-# "x at the start of a word", the `(?<!\w)x` and `\bx` of the definitions.
-
-
-def _at_word_start(words: tuple[str, ...]) -> str:
-    """An alternation of `words` (regex pieces, each starting with a letter), tried in their
-    order, each only at the start of a word: grouped by first letter, the look-behind after it."""
-    rests: dict[str, list[str]] = {}
-    for word in words:
-        rests.setdefault(word[0], []).append(word[1:])
-    return "|".join(f"{first}(?<!\\w.)(?:{'|'.join(rest)})" for first, rest in rests.items())
-
-
+# The patterns run on the lowercased digest (cheaper than IGNORECASE), each starting at a
+# literal character (`wordstart`).
 _WE_WORDS = ("we['’]re", "we['’]ve", "we['’]d", "we", "ours", "our", "us", "мы", "нам", "нас", "нашего", "нашему",
              "нашими", "наших", "нашем", "нашею", "нашей", "нашим", "наша", "наше", "наши", "нашу", "наш")
-_WE = re.compile(f"({_at_word_start(_WE_WORDS)})(?!\\w)")  # = (?<!\w)(we['’]re|…|наш)(?!\w)
+_WE = re.compile(f"({at_word_start(_WE_WORDS)})(?!\\w)")  # = (?<!\w)(we['’]re|…|наш)(?!\w)
 _BARE_WORD = r"(it|this|that|they|these|those|это|эти|они)\b"
 _BARE_FIRST = re.compile(_BARE_WORD)  # at the digest's start (`match`)...
 _BARE_AFTER = re.compile(r"[.!?]\s+" + _BARE_WORD)  # ...or after a sentence's end
-_CUE = re.compile(_at_word_start(("decid", "reject", "chose", "open", "todo", "verdict", "реш", "отклон", "выбра",
-                                   "открыт", "итог")))  # = \b(?:decid|…|итог)
+_CUE = re.compile(at_word_start(("decid", "reject", "chose", "open", "todo", "verdict", "реш", "отклон", "выбра",
+                                  "открыт", "итог")))  # = \b(?:decid|…|итог)
 _CONTENT_WORD = re.compile(r"\w{4,}")
 _WORD_RUN = re.compile(r"\w+")
 _NON_WORD = re.compile(r"\W")
