@@ -6,11 +6,17 @@ does: every character the pattern takes for the letter lowercases to that letter
 below it does not: IGNORECASE also takes `ı` and `İ` for `i` (and `İ` lowercases to `i` plus a
 combining dot), `ſ` for `s`, and Cyrillic Extended-C letters for six Cyrillic ones, all of which
 `str.lower()` leaves as they are. A hostile episode could spell `İGNORE ALL PREVIOUS
-INSTRUCTIONS` or `ſECRET=…` with them to slip past a screen that the pattern itself would not.
+INSTRUCTIONS` or `ſECRET=…` with them to slip past a screen the pattern itself would not.
 `tests/test_casing.py` derives this table from `re` over every code point.
+
+A screen either looks for these forms too (`lowered_forms`), or folds the rare text that holds
+one (`holds_misses`, then `fold`); `may_hold_misses` tells from a file's bytes, with a memchr or
+three, that it holds none.
 """
 
 from __future__ import annotations
+
+import re
 
 # letter -> the other characters IGNORECASE takes for it whose lowercase is not the letter
 LOWER_MISSES: dict[str, str] = {
@@ -23,22 +29,30 @@ LOWER_MISSES: dict[str, str] = {
     "т": "ᲄᲅ",
     "ъ": "ᲆ",
 }
-
-
-def screenable(keyword: str) -> str:
-    """The longest run of `keyword` (the first of equal ones) without a letter of LOWER_MISSES:
-    wherever an IGNORECASE pattern matches the keyword, the lowercased text holds this run."""
-    best, run = "", ""
-    for char in keyword + "\0":
-        if char in LOWER_MISSES or char == "\0":
-            if len(run) > len(best):
-                best = run
-            run = ""
-        else:
-            run += char
-    return best
+_MISSES = "".join(LOWER_MISSES.values())
+_ANY_MISS = re.compile("[" + re.escape(_MISSES) + "]")
+# the first UTF-8 byte of each miss (Latin Extended-A, Cyrillic Extended-C): rare in any text
+_LEAD_BYTES = tuple(sorted({other.encode()[:1] for other in _MISSES}))
+# a lowered miss -> its letter; the combining dot of a lowered `İ` goes (a screen may pass more)
+_FOLD = str.maketrans({**{other.lower(): letter for letter, others in LOWER_MISSES.items() for other in others
+                          if len(other.lower()) == 1}, "\u0307": None})
 
 
 def lowered_forms(letter: str) -> tuple[str, ...]:
     """What the lowercased text may hold where an IGNORECASE pattern matched `letter`."""
     return (letter, *(other.lower() for other in LOWER_MISSES.get(letter, "")))
+
+
+def may_hold_misses(data: bytes) -> bool:
+    """False when the UTF-8 `data` surely holds no character of LOWER_MISSES."""
+    return any(lead in data for lead in _LEAD_BYTES)
+
+
+def holds_misses(text: str) -> bool:
+    return _ANY_MISS.search(text) is not None
+
+
+def fold(lower: str) -> str:
+    """A lowercased text in which every keyword occurs that an IGNORECASE pattern matched in the
+    text: each lowered miss is its letter again."""
+    return lower.translate(_FOLD)

@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 
 from . import yamlload
+from .casing import holds_misses, may_hold_misses
 from .findings import Finding
 
 DEFAULT_MAX_BYTES = 1024 * 1024
@@ -58,6 +59,7 @@ class Episode:
     problems: list[Finding] = field(default_factory=list)
     readable: bool = True
     partial: bool = False  # parsed only up to the end of the Digest (renderers' mode)
+    case_misses: bool = False  # holds a letter IGNORECASE takes for another (`casing`): screens fold
     _line_values: dict[str, str] | None = None
     _lower: str | None = None
 
@@ -191,6 +193,7 @@ def parse(
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     ep.text = text
+    ep.case_misses = may_hold_misses(data) and holds_misses(text)
     ep.lines = lines = text.split("\n")
 
     _parse_frontmatter(ep, lines)

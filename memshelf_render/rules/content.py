@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
-from ..casing import screenable
+from ..casing import fold, holds_misses
 from ..episode import Episode
 from ..findings import Finding
 from .context import Context
@@ -23,39 +23,35 @@ _SEPARATOR = re.compile(r"^=======[ \t]*$", re.MULTILINE)
 # (gate, pattern): the gate is a tuple of keyword groups; the pattern can only match when, for
 # every group, one of its lowercase keywords occurs in the text. A later group's keywords are
 # looked for only when the first group passes (`keywords_in`), so the first group is the cheapest:
-# the `<` of `<|` (one character, a memchr), the `now` three patterns need before `you`/`from`,
-# the `not` before `tell`/`inform`/`alert`.
-# Each pattern starts at a literal character (`wordstart`: the definitions' leading `\b` comes
-# after the first letter), since a gate that passes runs it over the whole text.
+# the `<` of `<|` (one character, a memchr), the `now` three patterns need before `you`/`from`.
+# The gates read a text lowercased and, where it holds a letter IGNORECASE takes for another
+# (`İ`, `ſ`: `casing`), folded too, so a gate passes wherever its pattern matches.
+# A pattern whose first word starts with a rarer letter starts at it (`wordstart`: the leading
+# `\b` after the first letter), since a gate that passes runs it over the whole text; with
+# common first letters (`ignore|…|override`, `new|…|real`) the `\b` first is the faster.
 _GATED: tuple[tuple[tuple[tuple[str, ...], ...], str], ...] = (
     ((("ignore", "disregard", "forget", "override", "bypass"),),
-     at_word_start(("ignore", "disregard", "forget", "override", "bypass")) +
-     r"\s+(?:all\s+|any\s+|the\s+|your\s+|of\s+)*"
+     r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|of\s+)*"
      r"(?:previous|prior|above|earlier|preceding|existing|system|original)\s+"
      r"(?:instructions?|prompts?|rules|directions|guidelines|context|messages?)"),
     ((("now",), ("you",)), at_word_start(("you",)) + r"\s+(?:must|should|will)\s+now\b"),
     ((("now",), ("from",)), at_word_start(("from",)) + r"\s+now\s+on,?\s+(?:you|the\s+assistant|the\s+agent)\b"),
     ((("now",), ("you",)), at_word_start(("you",)) + r"\s+are\s+now\s+(?:a|an|the|in|my)\b"),
-    ((("instructions",),), at_word_start(("new", "updated", "real")) + r"\s+(?:system\s+)?instructions\s*:"),
-    ((("prompt",),), at_word_start(("reveal", "print", "show", "repeat")) + r"\s+(?:your|the)\s+system\s+prompt\b"),
-    ((("not",), ("tell", "inform", "alert")), at_word_start(("do",)) + r"\s+not\s+(?:tell|inform|alert)\s+the\s+user\b"),
+    ((("instructions",),), r"\b(?:new|updated|real)\s+(?:system\s+)?instructions\s*:"),
+    ((("prompt",),), r"\b(?:reveal|print|show|repeat)\s+(?:your|the)\s+system\s+prompt\b"),
+    ((("user",), ("tell", "inform", "alert")), at_word_start(("do",)) + r"\s+not\s+(?:tell|inform|alert)\s+the\s+user\b"),
     ((("<",),), r"</?\s*(?:system|assistant|user|tool|tool_call|tool_result|function_calls?|invoke|instructions?)\s*>"),
     ((("<",), ("<|",)), r"<\|(?:im_start|im_end|system|user|assistant|endoftext)\|>"),
     ((("inst]", "<<"),), r"\[/?INST\]|<<\s*/?SYS\s*>>"),
-    ((("предыдущие", "прежние", "прошлые", "системные"), ("игнор", "забуд", "отброс")),
+    ((("игнор", "забуд", "отброс"),),
      r"(?:игнорируй|игнорируйте|забудь|забудьте|отбрось|отбросьте)\s+(?:все\s+)?"
      r"(?:предыдущие|прежние|прошлые|системные)\s+(?:инструкции|указания|правила)"),
     ((("теперь",),), at_word_start(("теперь",)) + r"\s+ты\s+(?:должен|должна|обязан)\b"),
 )
-# What the gates look for: each keyword's part that every case-insensitive match of it shows in
-# the lowercased text (`casing.screenable`: "gnore" for "ignore", since `İGNORE` lowercases to
-# "i̇gnore" and `ıgnore` stays as it is, yet both match).
-_GATES = tuple(tuple(tuple(dict.fromkeys(screenable(k) for k in group)) for group in gate) for gate, _ in _GATED)
-_PATTERNS = tuple((tuple(frozenset(group) for group in gate), re.compile(rx, re.IGNORECASE))
-                  for gate, (_, rx) in zip(_GATES, _GATED, strict=True))
-_FIRST = {k for gate in _GATES for k in gate[0]}  # looked for in every text
+_PATTERNS = tuple((tuple(frozenset(group) for group in gate), re.compile(rx, re.IGNORECASE)) for gate, rx in _GATED)
+_FIRST = {k for gate, _ in _GATED for k in gate[0]}  # looked for in every text
 # a first group's keyword -> the later groups' keywords of its gates, looked for only when it occurs
-_UNLOCKS = {k: frozenset(x for g in _GATES if k in g[0] for group in g[1:] for x in group) for k in _FIRST}
+_UNLOCKS = {k: frozenset(x for g, _ in _GATED if k in g[0] for group in g[1:] for x in group) for k in _FIRST}
 _UNLOCKS = {k: later for k, later in _UNLOCKS.items() if later}
 _ASCII_FIRST = tuple(sorted(k for k in _FIRST if k.isascii()))
 _OTHER_FIRST = tuple(sorted(k for k in _FIRST if not k.isascii()))
@@ -77,8 +73,10 @@ def keywords_in(lower: str) -> set[str]:
 def find_instructions(text: str, gate_text: str | None = None) -> list[re.Match[str]]:
     """Instruction-shaped matches in `text`, in order. A pattern runs only when its keyword gate
     passes on `gate_text` (default: `text` lowercased; callers that ignore code blocks pass the
-    lowercased prose), so clean text costs a few substring checks."""
-    present = keywords_in(text.lower() if gate_text is None else gate_text)
+    lowercased prose, folded where `casing` says so), so clean text costs a few substring checks."""
+    if gate_text is None:
+        gate_text = fold(text.lower()) if holds_misses(text) else text.lower()
+    present = keywords_in(gate_text)
     found: list[re.Match[str]] = []
     if not present:
         return found
@@ -140,7 +138,8 @@ def _instructions(ep: Episode, line_of: Callable[[int], int]) -> Iterator[Findin
                     title_lines.add(line)
                 yield Finding("instruction-in-title", ep.path, line,
                               f"{key} holds instruction-shaped text: '{m.group(0)}'")
-    matches = find_instructions(ep.text, _prose_lower(ep))
+    prose = _prose_lower(ep)
+    matches = find_instructions(ep.text, fold(prose) if ep.case_misses else prose)
     if not matches:
         return
     in_code = {i + 1 for start, end in ep.code_blocks for i in range(start, end)}
