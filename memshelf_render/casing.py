@@ -38,6 +38,12 @@ _FOLD = str.maketrans({**{other.lower(): letter for letter, others in LOWER_MISS
                           if len(other.lower()) == 1}, "\u0307": None})
 
 
+# the characters LOWER_MISSES is derived for (printable ASCII, the Russian alphabet): a keyword of
+# these only is screened as above; `tests/test_casing.py` checks every one of them
+_RUSSIAN = "абвгдеёжзийклмнопрстуфхцчшщъыьэюя"
+VOUCHED = frozenset(chr(i) for i in range(0x20, 0x7F)) | frozenset(_RUSSIAN + _RUSSIAN.upper())
+
+
 def lowered_forms(letter: str) -> tuple[str, ...]:
     """What the lowercased text may hold where an IGNORECASE pattern matched `letter`."""
     return (letter, *(other.lower() for other in LOWER_MISSES.get(letter, "")))
@@ -50,6 +56,11 @@ def may_hold_misses(data: bytes) -> bool:
 
 def holds_misses(text: str) -> bool:
     return _ANY_MISS.search(text) is not None
+
+
+def screen_lower(text: str) -> str:
+    """`text` lowercased for a keyword screen: folded (below) when it holds a miss."""
+    return fold(text.lower()) if holds_misses(text) else text.lower()
 
 
 def fold(lower: str) -> str:

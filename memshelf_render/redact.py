@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from .backtracking import backtracking_risk
-from .casing import lowered_forms
+from .casing import VOUCHED, lowered_forms, screen_lower
 
 _ENV_KEYWORDS = r"(?:TOKEN|SECRET|PASSWORD|PASSWD|PWD|API[_-]?KEY|ACCESS[_-]?KEY)"
 MASK_OPEN = "«redacted:"
@@ -54,19 +54,57 @@ class Rule:
     replace: Callable[[re.Match[str]], str]
     needle: str | None = None  # a literal every match contains: absent from the text, no match
     screen: re.Pattern[str] | None = None  # searched over many lines at once: no match, none in any
+    folded_needle: str | None = None  # the same for a case-insensitive literal, in `screen_lower(text)`
 
 
 def required_literal(regex: re.Pattern[str]) -> str | None:
     """The longest run of literal characters that every match of `regex` must contain, taken
     from the top level of its parse (None when unsure: flags, no literal run)."""
-    if regex.flags & (re.IGNORECASE | re.VERBOSE) or not isinstance(regex.pattern, str):
+    if regex.flags & (re.IGNORECASE | re.VERBOSE):
+        return None
+    items = _top_level(regex)
+    return None if items is None else _longest_literal(items)
+
+
+def folded_literal(regex: re.Pattern[str]) -> str | None:
+    """For a pattern matched case-insensitively as a whole (IGNORECASE, or one `(?i:...)` group
+    around it all, as `(?i:project\\s+nightingale)`): its longest top-level literal run,
+    lowercased, which every match shows in the text's `casing.screen_lower`. Only for runs of
+    characters `casing` vouches for (None otherwise, and when unsure)."""
+    if regex.flags & re.VERBOSE:
+        return None
+    items = _top_level(regex)
+    if items is None:
+        return None
+    if not regex.flags & re.IGNORECASE:
+        from re import _parser  # type: ignore[attr-defined]
+
+        if len(items) != 1 or items[0][0] is not _parser.SUBPATTERN:
+            return None
+        _, add_flags, del_flags, body = items[0][1]
+        if not add_flags & re.IGNORECASE or del_flags:
+            return None
+        items = list(body)
+    run = _longest_literal(items)
+    if run is None or not set(run) <= VOUCHED:
+        return None
+    return run.lower()
+
+
+def _top_level(regex: re.Pattern[str]) -> list | None:
+    if not isinstance(regex.pattern, str):
         return None
     try:
         from re import _parser  # type: ignore[attr-defined]
 
-        items = list(_parser.parse(regex.pattern))
+        return list(_parser.parse(regex.pattern, regex.flags))
     except Exception:  # the pattern compiled, so this is only a parser-version difference
         return None
+
+
+def _longest_literal(items: list) -> str | None:
+    from re import _parser  # type: ignore[attr-defined]
+
     best, run = "", []
     for op, arg in [*items, (None, None)]:
         if op is _parser.LITERAL:
@@ -195,10 +233,11 @@ class PolicyPack:
             if risk is not None:
                 pack.problems.append((number, f"regex refused, it could take exponential time: {risk}"))
                 continue
-            pack.rules.append(Rule(kind, regex, _whole(kind), required_literal(regex), screen_of(regex)))
+            pack.rules.append(Rule(kind, regex, _whole(kind), required_literal(regex), screen_of(regex),
+                                   folded_literal(regex)))
         return pack
 
-    def matches(self, text: str) -> Iterator[tuple[Rule, int, re.Match[str] | None]]:
+    def matches(self, text: str, lower: str | None = None) -> Iterator[tuple[Rule, int, re.Match[str] | None]]:
         """(rule, 1-based line, match) for every policy match in `text`, line by line (a long line
         in overlapping windows, so one search call stays small). When the budget runs out, one
         (rule, line, None) names the line where checking stopped.
@@ -213,6 +252,11 @@ class PolicyPack:
             needle = rule.needle
             if needle is not None and needle not in text:
                 continue
+            if rule.folded_needle is not None:
+                if lower is None:
+                    lower = screen_lower(text)
+                if rule.folded_needle not in lower:
+                    continue
             if runs is None:
                 runs = _runs(text)
             for start, end, first in runs:
@@ -407,12 +451,13 @@ def _mask_builtins(text: str, hits: list[Hit] | None = None) -> str:
 
 def scan(text: str, pack: PolicyPack | None = None, lower: str | None = None) -> list[Hit]:
     """Every secret in `text`: built-ins applied in order (each sees the previous ones' masks),
-    then each policy rule independently on the original text, line by line. Lines are 1-based."""
+    then each policy rule independently on the original text, line by line. Lines are 1-based.
+    `lower`, when given, is `casing.screen_lower(text)`."""
     hits: list[Hit] = []
     if _may_hold_secret(text, lower):
         _mask_builtins(text, hits)
     if pack is not None:
-        for rule, line, m in pack.matches(text):
+        for rule, line, m in pack.matches(text, lower):
             hits.append(Hit(rule.kind, line, True, over_budget=m is None))
     return hits
 

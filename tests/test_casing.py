@@ -7,7 +7,15 @@ import re
 import string
 
 from memshelf_render import redact
-from memshelf_render.casing import LOWER_MISSES, fold, holds_misses, lowered_forms, may_hold_misses
+from memshelf_render.casing import (
+    LOWER_MISSES,
+    VOUCHED,
+    fold,
+    holds_misses,
+    lowered_forms,
+    may_hold_misses,
+    screen_lower,
+)
 from memshelf_render.episode import parse
 from memshelf_render.rules import content
 
@@ -19,6 +27,15 @@ def _screened_characters() -> set[str]:
     keywords = [k for gate, _ in content._GATED for group in gate for k in group]
     keywords += [*redact._ENV_HINTS, "bearer"]
     return set("".join(keywords)) | set(string.ascii_lowercase) | set(RUSSIAN)
+
+
+def test_every_vouched_character_is_found_in_the_folded_lowercased_text():
+    """What a case-insensitive literal of VOUCHED characters matches in a text, `screen_lower`
+    shows as the literal lowercased: the folded needle of a policy rule."""
+    for char in sorted(VOUCHED):
+        for other in re.findall("(?i)" + re.escape(char), EVERY_CHARACTER):
+            assert fold(other.lower()) == char.lower(), (char, other)
+            assert screen_lower(f"a{other}b") == f"a{char.lower()}b"
 
 
 def test_lower_misses_is_what_re_says_for_every_screened_character():

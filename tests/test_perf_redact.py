@@ -16,6 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memshelf_render import redact
+from memshelf_render.casing import fold
+from memshelf_render.episode import parse
 from memshelf_render.redact import WINDOW, WINDOW_OVERLAP, PolicyPack, mask, screen_of
 
 PROPERTY = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
@@ -25,8 +27,11 @@ PATTERNS = (
     r"a(?=\n)", r"a(?!b)", r"(?>a+)b", r"a++b", r"\Aa", r"b\Z", r"(?-m:^a)", r"(?s:.)+x",
     # a screen that starts at the first literal: the part before it may hold edges, repeats, groups
     r"\b[ab]{2}-[ab]\b", r"^a*-$", r"(a|b)?-x", r"\s*_a", r"[^\n]{0,3}-b", r"(a)-\1", r"(a)?-(?(1)b|x)", r"\Bb-",
+    # case-insensitive as a whole: a lowercase literal in the folded lowercased text (`casing`)
+    r"(?i)ab", r"(?i:is\s+b)", r"(?i)x-?si", r"(?i:SA)", r"(?i:bı)x", r"(?i:ᲂx)", r"(?i)\bis",
 )
-_PIECES = st.sampled_from(["a", "b", "ab", " ", "\n", "\n\n", "x", "-1", "é", "_", "ba", "\t", "-"])
+_PIECES = st.sampled_from(["a", "b", "ab", " ", "\n", "\n\n", "x", "-1", "é", "_", "ba", "\t", "-", "A", "B", "I",
+                           "i", "s", "S", "İ", "ı", "ſ", "о", "ᲂ", "\u0307"])
 
 
 def _plain(pack: PolicyPack, text: str) -> list[tuple[str, int, int, int]]:
@@ -42,9 +47,9 @@ def _plain(pack: PolicyPack, text: str) -> list[tuple[str, int, int, int]]:
     return out
 
 
-def _fast(pack: PolicyPack, text: str) -> list[tuple[str, int, int, int]]:
+def _fast(pack: PolicyPack, text: str, lower: str | None = None) -> list[tuple[str, int, int, int]]:
     out = []
-    for rule, number, m in pack.matches(text):
+    for rule, number, m in pack.matches(text, lower):
         assert m is not None
         out.append((rule.kind, number, m.start(), m.end()))
     return out
@@ -65,6 +70,13 @@ _TEXTS = st.lists(st.tuples(_PIECES, st.sampled_from([1, 1, 1, 3, 700, 2100])), 
 def test_screened_runs_equal_the_line_by_line_search(patterns, text):
     pack = _pack(patterns)
     assert _fast(pack, text) == _plain(pack, text)
+    episode = parse(text.encode("utf-8", "surrogatepass"), "docs/topics/x.md")  # as the secrets rule calls it
+    assert _fast(pack, text, fold(episode.lower) if episode.case_misses else episode.lower) == _plain(pack, text)
+
+
+def test_case_insensitive_rules_have_a_lowercase_needle():
+    assert [rule.folded_needle for rule in _pack([r"(?i:project\s+nightingale)", r"(?i)INC\d+", r"(?i:straße)", r"HR-\d"]).rules] \
+        == ["nightingale", "inc", None, None]
 
 
 def test_runs_cross_the_window_size_and_long_lines_keep_their_windows():
