@@ -41,30 +41,38 @@ class Pending:
     """`fn(state, share)` over `items` in `jobs` shares, share i being every jobs-th item from i
     (neighbouring episodes cost alike, so the shares do too). Shares 1.. run on forked workers at
     once; share 0 runs here, in `result()`, after whatever the caller does meanwhile: one process
-    fewer to fork, and half the results never cross a pipe. A bare `os.fork` and a pipe per
-    worker, like `Helper`: no multiprocessing to import, no threads."""
+    fewer to fork, and half the results never cross a pipe. A caller with such work of its own
+    hands the `handed` fraction of share 0 (its last items) to the first worker, so both end
+    together. A bare `os.fork` and a pipe per worker, like `Helper`: no multiprocessing to import,
+    no threads."""
 
-    def __init__(self, fn: Callable[[Any, Sequence[T]], list[R]], items: Sequence[T], state: Any, jobs: int):
-        self._fn, self._state, self._items, self._jobs = fn, state, items, jobs
+    def __init__(self, fn: Callable[[Any, Sequence[T]], list[R]], items: Sequence[T], state: Any, jobs: int,
+                 handed: float = 0.0):
+        self._fn, self._state, self._count = fn, state, len(items)
+        shares = [list(range(i, len(items), jobs)) for i in range(jobs)]
+        keep = len(shares[0]) - int(len(shares[0]) * handed)
+        shares[1] += shares[0][keep:]
+        del shares[0][keep:]
+        self._shares = shares
+        self._here = [items[j] for j in shares[0]]
         self._workers: list[tuple[int, BinaryIO]] = []
         try:
-            for i in range(1, jobs):
-                self._workers.append(_fork_worker(fn, state, items[i::jobs]))
+            for share in shares[1:]:
+                self._workers.append(_fork_worker(fn, state, [items[j] for j in share]))
         except BaseException:
             self.cancel()
             raise
 
     def result(self) -> list[R]:
         """Every item's result, in the order of the items."""
-        out: list[Any] = [None] * len(self._items)
-        jobs = self._jobs
+        out: list[Any] = [None] * self._count
         try:
-            out[0::jobs] = self._fn(self._state, self._items[0::jobs])
-            for i, (_, source) in enumerate(self._workers, start=1):
+            results = [self._fn(self._state, self._here)]
+            for _, source in self._workers:
                 ok, value = pickle.load(source)
                 if not ok:
                     raise value
-                out[i::jobs] = value
+                results.append(value)
         except EOFError:
             self.cancel()
             raise ChildProcessError("an episode worker died before it sent its results") from None
@@ -72,6 +80,9 @@ class Pending:
             self.cancel()
             raise
         self._stop(kill=False)
+        for share, values in zip(self._shares, results, strict=True):
+            for index, value in zip(share, values, strict=True):
+                out[index] = value
         return out
 
     def cancel(self) -> None:
@@ -112,11 +123,12 @@ def _fork_worker(fn: Callable[[Any, Sequence[T]], list[R]], state: Any, share: S
     return pid, open(read_end, "rb")
 
 
-def start(fn: Callable[[Any, Sequence[T]], list[R]], items: Sequence[T], *, state: Any, jobs: int) -> Pending:
+def start(fn: Callable[[Any, Sequence[T]], list[R]], items: Sequence[T], *, state: Any, jobs: int,
+          handed: float = 0.0) -> Pending:
     """Begin `fn(state, share)` over `items` in `jobs` shares (jobs >= 2): jobs - 1 forked
-    workers now, share 0 in this process when `result()` is asked for. `fn` returns one result
-    per item of its share."""
-    return Pending(fn, items, state, jobs)
+    workers now, share 0 (less its `handed` fraction) in this process when `result()` is asked
+    for. `fn` returns one result per item of its share."""
+    return Pending(fn, items, state, jobs, handed)
 
 
 def map_items(fn: Callable[[Any, Sequence[T]], list[R]], items: Sequence[T], *, state: Any, jobs: int) -> list[R]:

@@ -73,3 +73,10 @@ def test_cancel_kills_and_reaps_the_workers() -> None:
     for pid in pids:
         with pytest.raises(ChildProcessError):  # reaped: no such child any more
             os.waitpid(pid, os.WNOHANG)
+
+
+def test_a_handed_fraction_of_share_0_runs_on_the_first_worker() -> None:
+    out = parallel.start(_tagged, list(range(40)), state="s", jobs=2, handed=0.25).result()
+    assert [item for _, item, _ in out] == list(range(40))
+    here = [item for _, item, pid in out if pid == os.getpid()]
+    assert here == list(range(0, 30, 2))  # 15 of share 0's 20; its last 5 went to the worker
