@@ -171,11 +171,13 @@ def _plain(text: str) -> Any:
 
 # One pattern per line: the key, then (optionally) exactly one value form. A plain scalar that
 # YAML reads as the text itself: a safe first character, then no ':' or '#' at all (so never
-# ': ' or ' #') and no tab; double-quoted text with only the escapes JSON and YAML agree on.
+# ': ' or ' #') and no tab; double-quoted text with only the escapes JSON and YAML agree on. The
+# quoted forms are spelled "runs of plain characters between escapes" (one class repeated, which
+# `re` runs in C), not "a plain character or an escape, repeated": the same texts, faster.
 _LINE = re.compile(
     rf"([A-Za-z_][A-Za-z0-9_]*):(?:[ ]+(?:(?P<plain>{_FIRST}[^{_P}:#]*)"
-    rf"|\"(?P<dq>(?:[^{_P}\"\\]|\\[\"\\/bfnrt]|\\u(?![dD][89abAB])[0-9a-fA-F]{{4}})*)\""
-    rf"|'(?P<sq>(?:[^{_P}']|'')*)'"
+    rf"|\"(?P<dq>[^{_P}\"\\]*(?:(?:\\[\"\\/bfnrt]|\\u(?![dD][89abAB])[0-9a-fA-F]{{4}})[^{_P}\"\\]*)*)\""
+    rf"|'(?P<sq>[^{_P}']*(?:''[^{_P}']*)*)'"
     rf"|\[[ ]*(?P<flow>{_FLOW_ITEM}(?:[ ]*,[ ]*{_FLOW_ITEM})*)?[ ]*\]))?[ ]*"
 )
 _RESOLVED_FIRST = frozenset(_Resolver.yaml_implicit_resolvers)
