@@ -59,6 +59,7 @@ class Episode:
     problems: list[Finding] = field(default_factory=list)
     readable: bool = True
     partial: bool = False  # parsed only up to the end of the Digest (renderers' mode)
+    digest_ended: bool = False  # ...and another section followed it: what the renderers need is read
     case_misses: bool = False  # holds a letter IGNORECASE takes for another (`casing`): screens fold
     _line_values: dict[str, str] | None = None
     _lower: str | None = None
@@ -140,13 +141,14 @@ def _problem(ep: Episode, code: str, line: int | None, message: str) -> None:
     ep.problems.append(Finding(code, ep.path, line, message))
 
 
-def read_bytes(abs_path: str, max_bytes: int) -> tuple[bytes, int]:
-    """Read at most max_bytes + 1 bytes; return them and the file size on disk. (Sized reads:
-    asking a buffered file for max_bytes + 1 allocates that much every time.)"""
+def read_bytes(abs_path: str, max_bytes: int, head: int | None = None) -> tuple[bytes, int]:
+    """Read at most max_bytes + 1 bytes (at most `head` bytes, when given); return them and the
+    file size on disk. (Sized reads: asking a buffered file for max_bytes + 1 allocates that much
+    every time.)"""
     fd = os.open(abs_path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     try:
         size = os.fstat(fd).st_size
-        want = min(size, max_bytes + 1)
+        want = min(size, max_bytes + 1, size if head is None else head)
         data = os.read(fd, want)
         while len(data) < want:  # short read (or the file shrank): keep reading until EOF
             chunk = os.read(fd, want - len(data))
@@ -197,7 +199,7 @@ def parse(
     ep.lines = lines = text.split("\n")
 
     _parse_frontmatter(ep, lines)
-    _parse_sections(ep, lines, upto_digest)
+    ep.digest_ended = _parse_sections(ep, lines, upto_digest)
     ep.partial = upto_digest
     return ep
 
@@ -272,7 +274,9 @@ def _after_title(lines: list[str]) -> int:
     return i + 1 if i < len(lines) and lines[i].startswith("# ") else i
 
 
-def _parse_sections(ep: Episode, lines: list[str], upto_digest: bool = False) -> None:
+def _parse_sections(ep: Episode, lines: list[str], upto_digest: bool = False) -> bool:
+    """The sections, code blocks and malformed headings; True when `upto_digest` stopped it at
+    the section after the Digest."""
     fence: str | None = None
     fence_start = 0
     current: Section | None = None
@@ -289,7 +293,7 @@ def _parse_sections(ep: Episode, lines: list[str], upto_digest: bool = False) ->
                 if current is not None:
                     current.end = idx
                     if upto_digest and current.key == "digest":
-                        return
+                        return True
                 current = Section(line[3:].strip(" \t"), idx + 1, idx + 1, len(lines))
                 ep.sections.append(current)
                 continue
@@ -303,6 +307,7 @@ def _parse_sections(ep: Episode, lines: list[str], upto_digest: bool = False) ->
                 fence_start = idx
     if fence is not None:
         ep.code_blocks.append((fence_start, len(lines)))
+    return False
 
 
 def _yaml_message(exc: yaml.MarkedYAMLError) -> str:

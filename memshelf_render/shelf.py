@@ -34,6 +34,7 @@ STANDARD_CATEGORIES = ("topics", "research", "sessions")
 KIND_OF_CATEGORY = {"topics": "topic", "research": "research", "sessions": "session"}
 DEFAULT_BRANCH_PATTERNS = ("shelve/**", "night-shift/**", "shift/**")
 DEFAULT_CONTEXT_WINDOW = 200_000
+HEAD_BYTES = 4096  # what the renderers read of an episode first: its frontmatter and Digest fit
 SCHEMA_DIR = Path(__file__).with_name("schemas")
 
 
@@ -203,7 +204,10 @@ class Shelf:
         return layout
 
     def parse_episode(self, ref: EpisodeRef, *, upto_digest: bool = False) -> Episode:
-        """Parse one discovered episode with the shelf's size cap (the one parser)."""
+        """Parse one discovered episode with the shelf's size cap (the one parser). With
+        `upto_digest` (the renderers) only the file's first HEAD_BYTES are read, to their last
+        whole line, when the Digest and the section after it start there: a 20-60 KB episode of
+        logs is then neither read, decoded nor split past its Digest."""
         cap = self.settings.max_episode_bytes
         if paths.undecodable(ref.path):  # an id is text: no row, no INDEX entry for such a name
             return _unreadable(ref, "the file name is not valid UTF-8 (not read)", "invalid-utf8")
@@ -212,7 +216,13 @@ class Shelf:
             mode = os.lstat(full).st_mode
             if not stat.S_ISREG(mode):  # a FIFO would block the open, a device may act on it
                 return _unreadable(ref, f"is {paths.kind_of(mode)}, not a regular file (not read)")
-            data, size = read_bytes(full, cap)
+            data, size = read_bytes(full, cap, head=HEAD_BYTES if upto_digest else None)
+            if upto_digest and len(data) < size <= cap:  # the renderers' parse, from the file's head
+                ep = parse(data[: data.rfind(b"\n") + 1], ref.path, category=ref.category, archived=ref.archived,
+                           size=size, max_bytes=cap, upto_digest=True)
+                if ep.digest_ended:
+                    return ep
+                data, size = read_bytes(full, cap)
         except OSError as exc:
             return _unreadable(ref, f"cannot be read: {exc.strerror}")
         return parse(data, ref.path, category=ref.category, archived=ref.archived, size=size, max_bytes=cap,

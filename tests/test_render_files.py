@@ -478,3 +478,20 @@ def test_deliberate_difference_check_compares_exact_bytes(tmp_path, ref_venv):
     ledger.write_bytes(ledger.read_bytes().replace(b"\n", b"\r\n"))
     assert refs.memshelf_rebuild(root, check=True)["drifted"] == []
     assert render_shelf(load(root), check=True).drifted == ["ledger.tsv"]
+
+
+@pytest.mark.parametrize("head", [64, 300, 1000])
+def test_rows_read_from_the_head_equal_rows_read_from_the_whole_file(tmp_path, monkeypatch, head):
+    """The renderers parse only a file's first HEAD_BYTES when the Digest and the section after
+    it start there: the rows are those of the whole file, for every shape the generator writes."""
+    from memshelf_render import records
+    from memshelf_render import shelf as shelf_module
+
+    root = tmp_path / "s"
+    generate_shelf(root, seed=5, episodes=120, archive=10)
+    loaded, _ = shelf_module.load_shelf(root)
+    whole = [records.row_of(loaded.parse_episode(ref)) for ref in loaded.layout.episodes]
+    monkeypatch.setattr(shelf_module, "HEAD_BYTES", head)
+    heads = [loaded.parse_episode(ref, upto_digest=True) for ref in loaded.layout.episodes]
+    assert [records.row_of(ep) for ep in heads] == whole
+    assert any(ep.digest_ended and len(ep.text.encode()) < ep.size for ep in heads)  # some were read in part
