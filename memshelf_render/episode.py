@@ -128,13 +128,23 @@ class Episode:
             key, _, value = raw.partition(":")
             value = value.strip()
             if len(value) >= 2 and value[0] == value[-1] == '"':
-                try:
-                    decoded = json.loads(value)
-                    value = decoded if isinstance(decoded, str) else value[1:-1]
-                except ValueError:
-                    value = value[1:-1]
+                value = quoted_as_line_read(value)
             values[key.strip()] = value
         return values
+
+
+def quoted_as_line_read(value: str) -> str:
+    """A double-quoted value as line readers decode it: as a JSON string, else its inside. JSON
+    reads a value without a backslash as its inside too (or fails, giving the same), so only
+    escapes are worth asking json about."""
+    if "\\" in value:
+        try:
+            decoded = json.loads(value)
+        except ValueError:
+            return value[1:-1]
+        if isinstance(decoded, str):
+            return decoded
+    return value[1:-1]
 
 
 def _problem(ep: Episode, code: str, line: int | None, message: str) -> None:

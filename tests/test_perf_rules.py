@@ -333,3 +333,19 @@ def test_digest_patterns_equal_their_definitions(low):
     fast = digest._bare(low)
     assert (fast.span(1) if fast else None) == (plain.span(1) if plain else None)
     assert [m.start() for m in digest._CUE.finditer(low)] == [m.start() for m in _CUE_PLAIN.finditer(low)]
+
+
+@settings(max_examples=2000, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.sampled_from(['"', "\\", "a", "é", "\x01", "\t", "\ud800", "u", "0", "n", " ", "\\u0041", "\\n"]),
+                max_size=10).map(lambda parts: '"' + "".join(parts) + '"'))
+def test_a_quoted_value_is_read_as_json_reads_it(value):
+    import json
+
+    from memshelf_render.episode import quoted_as_line_read
+
+    try:
+        decoded = json.loads(value)
+        expected = decoded if isinstance(decoded, str) else value[1:-1]
+    except ValueError:
+        expected = value[1:-1]
+    assert quoted_as_line_read(value) == expected
