@@ -75,17 +75,31 @@ def approx_tokens(value: object) -> int:
         return 0
 
 
-def record_of(ep: Episode) -> tuple[Record | None, str | None]:
-    """The episode's row, or None and why it was skipped."""
+def unrowed(ep: Episode) -> str | None:
+    """Why the episode has no row (None when it has one)."""
     if not ep.readable:
-        return None, "not read (over the size cap or unreadable)"
+        return "not read (over the size cap or unreadable)"
     meta = ep.meta
     if meta is None:
-        return None, "no readable frontmatter"
+        return "no readable frontmatter"
     raw_id = meta.get("id")
     if raw_id is None or isinstance(raw_id, (dict, list)) or not _text(raw_id).strip():
-        return None, "no id in the frontmatter"
-    eid = _text(raw_id)
+        return "no id in the frontmatter"
+    return None
+
+
+def row_text(ep: Episode, key: str) -> str:
+    """A frontmatter value as its row holds it (for an episode that has one)."""
+    return _text(ep.meta.get(key)) if ep.meta else ""
+
+
+def record_of(ep: Episode) -> tuple[Record | None, str | None]:
+    """The episode's row, or None and why it was skipped."""
+    why = unrowed(ep)
+    if why is not None:
+        return None, why
+    meta = ep.meta or {}  # unrowed: there is one
+    eid = _text(meta.get("id"))
     date = meta.get("date")
     texts = [_text(meta.get(key)) for key in _TEXT_KEYS]
     sec = ep.section("digest")

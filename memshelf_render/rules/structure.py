@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from ..episode import Episode
 from ..findings import Finding
-from ..records import record_of
+from ..records import row_text, unrowed
 from ..shelf import DOCSHELF, MANIFEST, STANDARD_CATEGORIES, Shelf
 from ..text import humanize_stem
 from .context import Context
@@ -157,11 +157,11 @@ class Summary:
 def summarize(ep: Episode) -> Summary:
     raw = ep.get("id")
     usable = isinstance(raw, (str, int)) and not isinstance(raw, bool) and str(raw).strip()
-    rec, _ = record_of(ep)
-    if rec is None:
+    if unrowed(ep) is not None:
         title = humanize_stem(ep.stem)
-    else:
-        title = rec.display_title or (rec.id if rec.description else humanize_stem(ep.stem))
+    else:  # as the row gives it, without building the row
+        title = row_text(ep, "display_title") or (row_text(ep, "id") if row_text(ep, "description")
+                                                  else humanize_stem(ep.stem))
     return Summary(ep.path, ep.stem, ep.category, ep.archived, str(raw) if usable else ep.stem,
                    ep.line_of("id"), title, ep.line_of("display_title"))
 
