@@ -112,7 +112,7 @@ def test_ungrounded_digest_warns(tmp_path):
 def test_unreadable_episode_is_a_finding(tmp_path, monkeypatch):
     from memshelf_render import shelf as shelf_mod
 
-    def refuse(path, cap):
+    def refuse(path, cap, head=None):
         raise PermissionError(13, "Permission denied")
 
     root = make_shelf(tmp_path / "s")
