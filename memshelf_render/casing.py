@@ -55,7 +55,7 @@ def may_hold_misses(data: bytes) -> bool:
 
 
 def holds_misses(text: str) -> bool:
-    return _ANY_MISS.search(text) is not None
+    return not text.isascii() and _ANY_MISS.search(text) is not None  # isascii: a flag, O(1)
 
 
 def screen_lower(text: str) -> str:
