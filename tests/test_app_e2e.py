@@ -97,8 +97,22 @@ def _runs(repo: Any, sha: str) -> list[Any]:
     return [r for r in repo.get_commit(sha).get_check_runs() if r.status == "completed"]
 
 
+def _explained(sb: Sandbox, serve: Proc) -> Callable[[str, Callable[[], T | None]], T]:
+    """`eventually`, saying on a timeout what serve logged last and how each webhook went, so a
+    loop that stalls under load tells whether a delivery failed or a job did."""
+    def wait(what: str, probe: Callable[[], T | None], timeout: float = 60.0) -> T:
+        try:
+            return eventually(what, probe, timeout)
+        except AssertionError as exc:
+            hooks = [(d["event"], d["action"], d["status_code"], d["status"]) for d in sb.deliveries.listing()]
+            raise AssertionError(f"{exc}\nserve's last lines:\n" + "\n".join(serve.lines[-40:]) +
+                                 f"\nwebhooks: {hooks}") from None
+    return wait
+
+
 def test_the_loop_driven_by_webhooks_into_serve(world: tuple[Sandbox, Proc], tmp_path: Path) -> None:
     sb, serve = world
+    eventually = _explained(sb, serve)
     sb.require_signed_commits("main")  # a ruleset: only commits GitHub signed may land on main
     repo = sb.github(WRITER[1]).get_repo(sb.full_name)
     agent = Agent(sb, tmp_path)
