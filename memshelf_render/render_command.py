@@ -55,7 +55,11 @@ def _render(args, chart: ChartJob) -> int:
     if shelf is None:
         return 2
     rows = gather_rows(shelf, chart)
-    problems = schema_problems(shelf)
+    try:
+        problems = schema_problems(shelf)
+    except BaseException:  # the row workers are stopped and reaped, whatever went wrong
+        rows.cancel()
+        raise
     if problems:
         rows.cancel()
         report_config(problems)

@@ -78,6 +78,15 @@ class _Validation:
             self._pending.cancel()
 
     def findings(self) -> list[Finding]:
+        """Every finding; the workers are stopped and reaped whatever goes wrong meanwhile (a
+        long-lived App process must not collect them as zombies)."""
+        try:
+            return self._findings()
+        except BaseException:
+            self.cancel()
+            raise
+
+    def _findings(self) -> list[Finding]:
         ctx, shelf, changed = self.ctx, self.ctx.shelf, self.changed
         findings: list[Finding] = []
         findings += structure.manifest_checks(ctx)

@@ -80,3 +80,31 @@ def test_a_handed_fraction_of_share_0_runs_on_the_first_worker() -> None:
     assert [item for _, item, _ in out] == list(range(40))
     here = [item for _, item, pid in out if pid == os.getpid()]
     assert here == list(range(0, 30, 2))  # 15 of share 0's 20; its last 5 went to the worker
+
+
+def test_validate_reaps_its_workers_when_a_shelf_check_fails(tmp_path, monkeypatch) -> None:
+    """An exception while the episode workers run (here in a derived-file check) stops and reaps
+    them: a long-lived App process must not collect zombies."""
+    from memshelf_render import validate
+    from memshelf_render.rules import consistency
+    from tests.shelfgen import generate_shelf
+
+    root = tmp_path / "s"
+    generate_shelf(root, seed=3, episodes=12, archive=2)
+    monkeypatch.setattr(parallel, "PARALLEL_FROM", 1)
+    monkeypatch.setenv("MEMSHELF_BOT_JOBS", "2")
+    started: list[parallel.Pending] = []
+    real_start = parallel.start
+
+    def recording_start(*args, **kwargs):
+        started.append(real_start(*args, **kwargs))
+        return started[-1]
+
+    def broken(*args):
+        raise RuntimeError("a broken check")
+
+    monkeypatch.setattr(parallel, "start", recording_start)
+    monkeypatch.setattr(consistency, "index_checks", broken)
+    with pytest.raises(RuntimeError, match="a broken check"):
+        validate.run(root)
+    assert started and started[0]._workers == []  # stopped and reaped
