@@ -101,7 +101,7 @@ def record_of(ep: Episode) -> tuple[Record | None, str | None]:
     meta = ep.meta or {}  # unrowed: there is one
     eid = _text(meta.get("id"))
     date = meta.get("date")
-    texts = [_text(meta.get(key)) for key in _TEXT_KEYS]
+    texts = [row_text(ep, key) for key in _TEXT_KEYS]
     sec = ep.section("digest")
     return Record(
         id=eid,

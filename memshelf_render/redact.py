@@ -14,6 +14,7 @@ per text.
 from __future__ import annotations
 
 import re
+import string
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -171,7 +172,7 @@ def _reversed_lowered(word: str) -> str:
 
 
 # the env rule's identifier characters ([A-Za-z0-9_] under IGNORECASE) once lowercased, and `-`
-_IDENTIFIER_LOWERED = "a-z0-9_\\-" + "".join(sorted({c for x in "abcdefghijklmnopqrstuvwxyz"
+_IDENTIFIER_LOWERED = "a-z0-9_\\-" + "".join(sorted({c for x in string.ascii_lowercase
                                                       for form in lowered_forms(x)[1:] for c in form}))
 _ENV_REVERSED = re.compile(rf"=\s*[{_IDENTIFIER_LOWERED}]*?(?:" + "|".join(map(_reversed_lowered, _ENV_HINTS)) + ")")
 
