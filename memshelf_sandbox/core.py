@@ -9,6 +9,7 @@ its answer again; an answer the description rejects is a sandbox bug and lands i
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 import threading
@@ -72,6 +73,10 @@ class Core:
         self.repo = Repository(store, self.state, base_url)
         self.api = description()
         self.faults = Faults(f"/repos/{owner}/{repo}", self._delete_comment)
+        # One write at a time, with the settles around it: a push over git and a REST write of
+        # another client at the same moment must not see each other's moved heads, or the push
+        # webhook names the wrong sender (an agent's push delivered as made by the App).
+        self._writes = threading.RLock()
         self.app: App | None = None
         self.log: CallLog | None = None
         self._problems = problems or Problems()
@@ -124,23 +129,28 @@ class Core:
 
         reply: Reply
         self.faults.hold(method, path)
-        if token and principal is None:
-            reply = error(401, "Bad credentials")
-        elif (fault := self.faults.take(method, path)) is not None:
-            reply = Reply(fault.status, fault.body_for(doc), dict(fault.headers))
-        elif op is None or matched is None:
-            reply = error(404, "Not Found")
-        else:
+        with self.writing(method):
+            if token and principal is None:
+                reply = error(401, "Bad credentials")
+            elif (fault := self.faults.take(method, path)) is not None:
+                reply = Reply(fault.status, fault.body_for(doc), dict(fault.headers))
+            elif op is None or matched is None:
+                reply = error(404, "Not Found")
+            else:
+                self.settle(principal, method)
+                reply = self._operation(method, matched[1], query, raw, principal, op, path, error)
+            if op is not None:
+                for text in self.api.validate_response(op, reply.status, reply.body):
+                    self.problem(text)
+            if method != "GET" and reply.status < 400:
+                self.repo.sweep_auto_merge()
             self.settle(principal, method)
-            reply = self._operation(method, matched[1], query, raw, principal, op, path, error)
-        if op is not None:
-            for text in self.api.validate_response(op, reply.status, reply.body):
-                self.problem(text)
-        if method != "GET" and reply.status < 400:
-            self.repo.sweep_auto_merge()
-        self.settle(principal, method)
         self.record(method, path, query, body, reply.status, principal.user.login if principal else None)
         return reply
+
+    def writing(self, method: str) -> contextlib.AbstractContextManager[Any]:
+        """Held while a write runs, its settles included (see `_writes`); reads run freely."""
+        return self._writes if method != "GET" else contextlib.nullcontext()
 
     def settle(self, principal: Principal | None, method: str = "POST") -> None:
         """After (and before) a write: webhooks for the branch heads that moved."""
@@ -199,8 +209,9 @@ class Core:
         elif not isinstance(request, dict) or not isinstance(request.get("query"), str):
             reply = Reply(200, {"errors": [{"message": "A query attribute must be specified and must be a string."}]})
         else:
-            reply = Reply(200, graphql.execute(self.repo, principal, request))
-            self.repo.sweep_auto_merge()
-            self.settle(principal)
+            with self.writing("POST"):
+                reply = Reply(200, graphql.execute(self.repo, principal, request))
+                self.repo.sweep_auto_merge()
+                self.settle(principal)
         self.record("POST", "/graphql", {}, request, reply.status, principal.user.login if principal else None)
         return reply

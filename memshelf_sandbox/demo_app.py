@@ -96,7 +96,7 @@ def _serve(work: Path, port: int, api_url: str, key: Path) -> Iterator[list[str]
             _print_tail(lines)
 
 
-def _print_tail(lines: list[str], count: int = 40) -> None:
+def _print_tail(lines: list[str], count: int = 80) -> None:
     """serve's last job events and every warning or error, one line each."""
     shown = []
     for line in lines:
@@ -104,9 +104,11 @@ def _print_tail(lines: list[str], count: int = 40) -> None:
             record = json.loads(line)
         except ValueError:
             continue
-        if record.get("level") in ("warning", "error") or str(record.get("event", "")).startswith(("job.", "webhook.")):
+        if record.get("level") in ("warning", "error") or str(record.get("event", "")).startswith(
+                ("job.", "webhook.", "flow")):  # `flow` lines: what each flow decided and did
             shown.append(" ".join(f"{k}={record[k]}" for k in ("level", "event", "delivery", "gh_event", "action",
-                                                                 "outcome", "error", "detail", "text", "msg")
+                                                                 "flow", "branch", "outcome", "error", "detail",
+                                                                 "text", "msg")
                                   if record.get(k) not in (None, "")))
     print("  serve's last events:", file=sys.stderr)
     for text in shown[-count:]:  # the log's values come from the shelf and the PR: hostile

@@ -95,12 +95,14 @@ class Handler(BaseHTTPRequestHandler):
             core, rest = found
             token = smart_http.token_from(headers.get("authorization"))
             principal = core.principal(token)
-            cgi = smart_http.serve(core.state, principal, core.repo.store.path, rest, self.command, url.query,
-                                   raw, headers, partial(routes_git.breaks_signed_rule, core.repo))
+            pushing = smart_http.pushing(rest, url.query) and self.command == "POST"
+            with core.writing("POST" if pushing else "GET"):  # a push and its webhooks: one write
+                cgi = smart_http.serve(core.state, principal, core.repo.store.path, rest, self.command, url.query,
+                                       raw, headers, partial(routes_git.breaks_signed_rule, core.repo))
+                if pushing and cgi.status == 200:
+                    core.repo.sweep_auto_merge()
+                    core.settle(principal)
             core.record(self.command, path, query, None, cgi.status, principal.user.login if principal else None)
-            if smart_http.pushing(rest, url.query) and self.command == "POST" and cgi.status == 200:
-                core.repo.sweep_auto_merge()
-                core.settle(principal)
             self._send(cgi.status, cgi.headers, cgi.body)
             return
         if path.startswith("/api/v3/"):

@@ -87,6 +87,39 @@ def test_git_push_delivers_push_and_check_suite(hooked: tuple[Sandbox, Receiver]
     assert (suite["head_sha"], suite["head_branch"], suite["app"]["id"]) == (sha, "shelve/a", APP_ID)
 
 
+def test_a_push_keeps_its_sender_when_another_client_writes_meanwhile(hooked: tuple[Sandbox, Receiver],
+                                                                      tmp_path: Path, pem: bytes,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The App writes through REST just as an agent's `git push` has moved the branch: the push is
+    still the agent's. (The heads are compared around every write, so before writes were one at
+    a time the App's request could report the agent's moved branch as a push by the App's bot,
+    which the App then ignores as its own: a pull request that never opened.)"""
+    sb, box = hooked
+    from github import Auth, Github
+
+    from memshelf_sandbox import server, smart_http
+
+    assert sb.app is not None
+    auth = Auth.AppAuth(APP_ID, pem.decode()).get_installation_auth(next(iter(sb.app.installations)))
+    repo = Github(auth=auth, base_url=sb.api_url, retry=None).get_repo("octo/shelf")
+    real_serve = smart_http.serve
+
+    def serve_then_the_app_writes(*args: Any, **kwargs: Any) -> Any:
+        cgi = real_serve(*args, **kwargs)
+        if args[4] == "POST" and "receive-pack" in args[3]:  # the branch has moved; no webhook yet
+            writer = threading.Thread(target=repo.create_git_blob, args=("meanwhile\n", "utf-8"))
+            writer.start()
+            writer.join(1.0)  # done at once when nothing orders the writes; else it waits for the push
+        return cgi
+
+    monkeypatch.setattr(server.smart_http, "serve", serve_then_the_app_writes)
+    work = clone(sb, tmp_path)
+    commit(work, "docs/g.md", "g\n")
+    git("push", "-q", "origin", "HEAD:refs/heads/shelve/g", cwd=work)
+    push = next(g for g in box.wait_for(2) if g.name == "push").payload
+    assert (push["ref"], push["sender"]["login"]) == ("refs/heads/shelve/g", "agent")
+
+
 def test_pull_request_opened_synchronized_merged(hooked: tuple[Sandbox, Receiver], tmp_path: Path) -> None:
     sb, box = hooked
     work = clone(sb, tmp_path)

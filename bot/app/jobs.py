@@ -201,7 +201,8 @@ def run_delivery(key: str) -> None:
     store.finish(key, state, detail, finished)
     metrics.observe_job(store, event, state, finished - started)
     metrics.count_api_calls(store, installation, runtime.tokens.calls - calls_before, runtime.tokens.rate_remaining)
-    log("job.finished", delivery=key, gh_event=event, outcome=state, seconds=round(finished - started, 3))
+    log("job.finished", delivery=key, gh_event=event, outcome=state, detail=detail[:200],
+        seconds=round(finished - started, 3))
 
 
 def recover(runtime: Runtime) -> list[str]:

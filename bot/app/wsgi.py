@@ -108,7 +108,8 @@ class WebhookApp:
             return _reply(start_response, 503, {"error": "the queue is unreachable; redeliver later"})
         self.store.set_queued(key)
         metrics.count_delivery(self.store, label, "queued")
-        log("webhook.queued", delivery=key, gh_event=label, action=action[:40], repository=routed.repository)
+        log("webhook.queued", delivery=key, gh_event=label, action=action[:40], repository=routed.repository,
+            flow=routed.flow, branch=routed.branch[:100])
         return _reply(start_response, 202, {"status": "queued"})
 
 
