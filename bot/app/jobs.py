@@ -24,6 +24,8 @@ import requests
 from huey import Huey, crontab
 from huey.api import TaskWrapper
 
+from memshelf_render.redact import mask
+
 from . import metrics
 from .auth import InstallationTokens, TokenError
 from .identity import app_login, caused_by_app
@@ -201,7 +203,7 @@ def run_delivery(key: str) -> None:
     store.finish(key, state, detail, finished)
     metrics.observe_job(store, event, state, finished - started)
     metrics.count_api_calls(store, installation, runtime.tokens.calls - calls_before, runtime.tokens.rate_remaining)
-    log("job.finished", delivery=key, gh_event=event, outcome=state, detail=detail[:200],
+    log("job.finished", delivery=key, gh_event=event, outcome=state, detail=mask(detail[:200]),
         seconds=round(finished - started, 3))
 
 

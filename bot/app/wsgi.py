@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from memshelf_render.redact import mask
+
 from . import metrics
 from .logs import log
 from .routing import route
@@ -109,7 +111,7 @@ class WebhookApp:
         self.store.set_queued(key)
         metrics.count_delivery(self.store, label, "queued")
         log("webhook.queued", delivery=key, gh_event=label, action=action[:40], repository=routed.repository,
-            flow=routed.flow, branch=routed.branch[:100])
+            flow=routed.flow, branch=mask(routed.branch[:100]))  # a branch name is the pusher's text
         return _reply(start_response, 202, {"status": "queued"})
 
 
