@@ -169,7 +169,9 @@ def _execute(runtime: Runtime, key: str, event: str, beat: Heartbeat, rerun: boo
 
 
 def _describe(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {str(exc)[:300]}"
+    """What failed, for the store (the status page) and the log: an exception's text may quote a
+    token or a pushed value, so it is masked here, once, for both."""
+    return mask(f"{type(exc).__name__}: {str(exc)[:300]}")
 
 
 def run_delivery(key: str) -> None:
@@ -203,7 +205,7 @@ def run_delivery(key: str) -> None:
     store.finish(key, state, detail, finished)
     metrics.observe_job(store, event, state, finished - started)
     metrics.count_api_calls(store, installation, runtime.tokens.calls - calls_before, runtime.tokens.rate_remaining)
-    log("job.finished", delivery=key, gh_event=event, outcome=state, detail=mask(detail[:200]),
+    log("job.finished", delivery=key, gh_event=event, outcome=state, detail=detail[:200],
         seconds=round(finished - started, 3))
 
 
