@@ -134,20 +134,26 @@ _ENV_SECRET = re.compile(
     re.IGNORECASE,
 )
 
+def _builtin(kind: str, regex: re.Pattern[str], replace: Callable[[re.Match[str]], str] | None = None) -> Rule:
+    """A built-in shape, with the literal every match of it holds as its needle."""
+    return Rule(kind, regex, replace or _whole(kind), required_literal(regex))
+
+
 # Applied in this order, each on the previous one's output (docs/reference.md §5 keeps the order
 # of the five from aws-access-key to env-secret). A private key goes first, so its block is one
-# mask rather than pieces of others; the later shapes come after the five.
+# mask rather than pieces of others; the later shapes come after the five. Each carries the
+# literal every match of it holds (`required_literal`; none for the two IGNORECASE shapes), so a
+# text that passed the pre-screen is searched only for the shapes whose literal it holds.
 BUILTIN: tuple[Rule, ...] = (
-    Rule("private-key", _PRIVATE_KEY, _whole("private-key")),
-    Rule("aws-access-key", re.compile(r"AKIA[0-9A-Z]{16}(?![0-9A-Za-z])"), _whole("aws-access-key")),
-    Rule("sonar-token", re.compile(r"squ_[0-9a-f]{40}(?![0-9A-Za-z])"), _whole("sonar-token")),
-    Rule("github-token", re.compile(r"gh[pousr]_[A-Za-z0-9]{36,255}(?![A-Za-z0-9])"), _whole("github-token")),
-    Rule("bearer", re.compile(r"\bBearer\s+[A-Za-z0-9._\-]{16,}", re.IGNORECASE), _whole("bearer")),
-    Rule("env-secret", _ENV_SECRET, _env),
-    Rule("github-token", re.compile(r"github_pat_[A-Za-z0-9_]{22,255}"), _whole("github-token")),
-    Rule("slack-token", re.compile(r"xox[abposr]-(?=[A-Za-z-]{0,16}[0-9])[A-Za-z0-9-]{10,}"), _whole("slack-token")),
-    Rule("jwt", re.compile(r"eyJ(?<![A-Za-z0-9_-]eyJ)[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"),
-         _whole("jwt")),
+    _builtin("private-key", _PRIVATE_KEY),
+    _builtin("aws-access-key", re.compile(r"AKIA[0-9A-Z]{16}(?![0-9A-Za-z])")),
+    _builtin("sonar-token", re.compile(r"squ_[0-9a-f]{40}(?![0-9A-Za-z])")),
+    _builtin("github-token", re.compile(r"gh[pousr]_[A-Za-z0-9]{36,255}(?![A-Za-z0-9])")),
+    _builtin("bearer", re.compile(r"\bBearer\s+[A-Za-z0-9._\-]{16,}", re.IGNORECASE)),
+    _builtin("env-secret", _ENV_SECRET, _env),
+    _builtin("github-token", re.compile(r"github_pat_[A-Za-z0-9_]{22,255}")),
+    _builtin("slack-token", re.compile(r"xox[abposr]-(?=[A-Za-z-]{0,16}[0-9])[A-Za-z0-9-]{10,}")),
+    _builtin("jwt", re.compile(r"eyJ(?<![A-Za-z0-9_-]eyJ)[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*")),
 )
 BUILTIN_KINDS: tuple[str, ...] = tuple(dict.fromkeys(rule.kind for rule in BUILTIN))
 
@@ -156,10 +162,13 @@ _ENV_HINTS = ("token", "secret", "passw", "pwd", "apikey", "api_key", "api-key",
 # a literal of several letters costs ~1.5 ns a character; `re` skips to one literal character in
 # C, `in` with a rare character is a memchr): the sonar and GitHub tokens at their `_`, slack's
 # `xox` at its `x`, `bearer` at its `b`, and an env assignment from its `=`, backwards, in the
-# reversed text (so the search starts at the one literal character every match holds).
+# reversed text (so the search starts at the one literal character every match holds). What a
+# rule never matches is left out where it is cheap to tell: `bearer` not followed by white space
+# (the rule's `\s+`), and an `=` right before a mask, `KEY=«redacted:env-secret»` (the rule's
+# look-ahead), the way a shelf holds the secrets it had masked.
 _UNDERSCORED = re.compile(r"_(?:(?<=squ_)|(?<=gh[pousr]_)|(?<=github_pat_))")
 _XOX = re.compile(r"x(?=ox)")
-_BEARER = re.compile(r"b(?=earer)")
+_BEARER = re.compile(r"b(?=earer\s)")
 
 
 def _reversed_lowered(word: str) -> str:
@@ -174,19 +183,22 @@ def _reversed_lowered(word: str) -> str:
 # the env rule's identifier characters ([A-Za-z0-9_] under IGNORECASE) once lowercased, and `-`
 _IDENTIFIER_LOWERED = "a-z0-9_\\-" + "".join(sorted({c for x in string.ascii_lowercase
                                                       for form in lowered_forms(x)[1:] for c in form}))
-_ENV_REVERSED = re.compile(rf"=\s*[{_IDENTIFIER_LOWERED}]*?(?:" + "|".join(map(_reversed_lowered, _ENV_HINTS)) + ")")
+# `=`, then (looking back from after it, so the search still skips from one `=` to the next) no mask
+_NOT_MASKED = "".join(rf"(?<!{re.escape((quote + MASK_OPEN.lower())[::-1])}=)" for quote in ("", '"', "'"))
+_ENV_REVERSED = re.compile(rf"={_NOT_MASKED}\s*[{_IDENTIFIER_LOWERED}]*?(?:"
+                           + "|".join(map(_reversed_lowered, _ENV_HINTS)) + ")")
 
 
 def _env_assignment(lower: str) -> bool:
-    """Some env-secret keyword, then identifier characters, then '=' (a superset of the rule,
-    whose IGNORECASE also takes `ſ` for `s` and `ı`/`İ` for `i`)."""
+    """Some env-secret keyword, then identifier characters, then '=' with no mask right after it
+    (a superset of the rule, whose IGNORECASE also takes `ſ` for `s` and `ı`/`İ` for `i`)."""
     return "=" in lower and _ENV_REVERSED.search(lower[::-1]) is not None
 
 
 def _may_hold_secret(text: str, lower: str | None = None) -> bool:
     """Cheap pre-screen: text that fails it cannot match any built-in rule. It passes exactly the
     texts that hold `AKIA`, `squ_`, `PRIVATE KEY`, `github_pat_`, `xox`, `eyJ`, `gh[pousr]_`,
-    `bearer` in any case, or an env assignment's keyword (`_env_assignment`)."""
+    `bearer` and white space in any case, or an env assignment's keyword (`_env_assignment`)."""
     if (("K" in text and ("AKIA" in text or "PRIVATE KEY" in text)) or ("J" in text and "eyJ" in text)
             or _UNDERSCORED.search(text) or _XOX.search(text)):
         return True
@@ -433,6 +445,8 @@ def _mask_builtins(text: str, hits: list[Hit] | None = None) -> str:
     for _ in range(_MAX_PASSES):
         before = text
         for rule in BUILTIN:
+            if rule.needle is not None and rule.needle not in text:  # no match: `sub` would change nothing
+                continue
             if hits is None:
                 text = rule.regex.sub(rule.replace, text)
                 continue
