@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from .backtracking import backtracking_risk
 from .casing import VOUCHED, lowered_forms, screen_lower
+from .classcodes import class_run, codes
 
 _ENV_KEYWORDS = r"(?:TOKEN|SECRET|PASSWORD|PASSWD|PWD|API[_-]?KEY|ACCESS[_-]?KEY)"
 MASK_OPEN = "«redacted:"
@@ -56,6 +57,7 @@ class Rule:
     needle: str | None = None  # a literal every match contains: absent from the text, no match
     screen: re.Pattern[str] | None = None  # searched over many lines at once: no match, none in any
     folded_needle: str | None = None  # the same for a case-insensitive literal, in `screen_lower(text)`
+    shape: bytes | None = None  # class codes every match shows (`classcodes`): absent from the text's, no match
 
 
 def required_literal(regex: re.Pattern[str]) -> str | None:
@@ -247,7 +249,7 @@ class PolicyPack:
                 pack.problems.append((number, f"regex refused, it could take exponential time: {risk}"))
                 continue
             pack.rules.append(Rule(kind, regex, _whole(kind), required_literal(regex), screen_of(regex),
-                                   folded_literal(regex)))
+                                   folded_literal(regex), class_run(regex)))
         return pack
 
     def matches(self, text: str, lower: str | None = None) -> Iterator[tuple[Rule, int, re.Match[str] | None]]:
@@ -255,12 +257,14 @@ class PolicyPack:
         in overlapping windows, so one search call stays small). When the budget runs out, one
         (rule, line, None) names the line where checking stopped.
 
+        A rule is skipped in a text without its needle, its lowercase needle or its class codes.
         Lines are searched in runs of up to WINDOW characters: one search over a run that finds
         nothing (a superset of the per-line search, `screen_of`) clears all its lines at once;
         a run with a hit, and every line of a rule that cannot be screened, is searched line by
         line as before."""
         deadline = time.monotonic() + self.budget_seconds
         runs: list[tuple[int, int, int]] | None = None
+        text_codes: bytes | None = None
         for rule in self.rules:
             needle = rule.needle
             if needle is not None and needle not in text:
@@ -269,6 +273,11 @@ class PolicyPack:
                 if lower is None:
                     lower = screen_lower(text)
                 if rule.folded_needle not in lower:
+                    continue
+            if rule.shape is not None:
+                if text_codes is None:
+                    text_codes = codes(text)
+                if rule.shape not in text_codes:
                     continue
             if runs is None:
                 runs = _runs(text)

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from memshelf_render import redact
 from memshelf_render.casing import fold
+from memshelf_render.classcodes import class_run, codes
 from memshelf_render.episode import parse
 from memshelf_render.redact import WINDOW, WINDOW_OVERLAP, PolicyPack, mask, screen_of
 
@@ -29,9 +30,12 @@ PATTERNS = (
     r"\b[ab]{2}-[ab]\b", r"^a*-$", r"(a|b)?-x", r"\s*_a", r"[^\n]{0,3}-b", r"(a)-\1", r"(a)?-(?(1)b|x)", r"\Bb-",
     # case-insensitive as a whole: a lowercase literal in the folded lowercased text (`casing`)
     r"(?i)ab", r"(?i:is\s+b)", r"(?i)x-?si", r"(?i:SA)", r"(?i:bı)x", r"(?i:ᲂx)", r"(?i)\bis",
+    # a run of one-code items, screened by the text's class codes (`classcodes`)
+    r"\b[A-Z]{2}[0-9]{2}[A-Z0-9]{1,3}\b", r"[0-9]{2,}a-", r"\b[0-9]{3}-[0-9]{2}\b", r"(?i)[A-B]{2}1", r"[a-b]{1,2}[0-9]-A",
+    r"^A[0-9]+-b$", r"[A-Z]1(?=-)", r"\BAB1", r"[AB]{2}1?[0-9]-", r"é[0-9]{3}",
 )
 _PIECES = st.sampled_from(["a", "b", "ab", " ", "\n", "\n\n", "x", "-1", "é", "_", "ba", "\t", "-", "A", "B", "I",
-                           "i", "s", "S", "İ", "ı", "ſ", "о", "ᲂ", "\u0307"])
+                           "i", "s", "S", "İ", "ı", "ſ", "о", "ᲂ", "\u0307", "1", "12", "AB", "Z9", "AB12"])
 
 
 def _plain(pack: PolicyPack, text: str) -> list[tuple[str, int, int, int]]:
@@ -72,6 +76,27 @@ def test_screened_runs_equal_the_line_by_line_search(patterns, text):
     assert _fast(pack, text) == _plain(pack, text)
     episode = parse(text.encode("utf-8", "surrogatepass"), "docs/topics/x.md")  # as the secrets rule calls it
     assert _fast(pack, text, fold(episode.lower) if episode.case_misses else episode.lower) == _plain(pack, text)
+
+
+def test_rules_without_a_literal_get_the_class_codes_every_match_shows():
+    runs = [rule.shape for rule in _pack([r"\b[A-Z]{2}[0-9]{2}[A-Z0-9]{12,30}\b", r"\b[0-9]{3}-[0-9]{2}-[0-9]{4}\b",
+                                         r"x[0-9]{2,}y-", r"[0-9a-f]{12}", r"(?i)[A-Z]{2}[0-9]{2}", r"\d{4}", r"ab+c"]).rules]
+    assert runs == [b"AA00", b"000-00-0000", b"00a-", None, None, None, None]
+    assert codes("Hé DE12_x\ud800") == b"A\x80\x80 AA00_a\x80\x80\x80"
+
+
+_SHAPED = (r"\b[A-Z]{2}[0-9]{2}[A-Z0-9]{1,3}\b", r"^A[0-9]+-B$", r"x[0-9]{2,}y-", r"[0-9]{3}-?[0-9]", r"Z[0-9]{1,2}_[a-z]{2}9",
+           r"(?:ab)[0-9]{3}", r"\bA9{2,3}b", r"[A-Z]{2,}0[a-b]{2}", r"[0-9][0-9]?[0-9]{2}-", r"é?A[0-9]{3}", r"\B_A[09]{3}\b")
+
+
+@PROPERTY
+@given(st.sampled_from(_SHAPED), st.text(alphabet="aAbZxy019-_ é\n", max_size=40))
+def test_a_text_without_a_rules_class_codes_holds_no_match(pattern, text):
+    regex = re.compile(pattern)
+    shape = class_run(regex)
+    assert shape is not None
+    if any(regex.search(line) for line in text.split("\n")):
+        assert shape in codes(text), (pattern, text, shape)
 
 
 def test_case_insensitive_rules_have_a_lowercase_needle():
