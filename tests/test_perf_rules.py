@@ -361,3 +361,24 @@ def test_a_quoted_value_is_read_as_json_reads_it(value):
     except ValueError:
         expected = value[1:-1]
     assert quoted_as_line_read(value) == expected
+
+
+_MARKUP_PIECES = st.sampled_from([
+    "java", "JAVA", "vb", "VB", "script", "SCRIPT", "ſcript", "ſCRİPT", "scrıpt", "Script", "data", "DATA", ":", " ", "\t",
+    "image/png", "/", "<", ">", "!--", "-->", "]", "(", "[", "![", "a", "x1", "é", "İ", "ı", "ſ", "K", "_", "\u0307",
+])
+
+
+@settings(max_examples=2000, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(_MARKUP_PIECES, max_size=12).map("".join))
+def test_markup_gates_find_what_the_shapes_find(text):
+    """Each shape searched with no gate names the same markup (case-insensitive shapes included)."""
+    from memshelf_render import markup
+
+    plain = None
+    for what, shape, _ in markup._SHAPES:
+        m = shape.search(text)
+        if m is not None:
+            plain = "a Markdown image" if what == markup._LINK and "![" in text[: m.start()] else what
+            break
+    assert markup.find_markup(text) == plain
