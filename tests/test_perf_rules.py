@@ -366,6 +366,7 @@ def test_a_quoted_value_is_read_as_json_reads_it(value):
 _MARKUP_PIECES = st.sampled_from([
     "java", "JAVA", "vb", "VB", "script", "SCRIPT", "ſcript", "ſCRİPT", "scrıpt", "Script", "data", "DATA", ":", " ", "\t",
     "image/png", "/", "<", ">", "!--", "-->", "]", "(", "[", "![", "a", "x1", "é", "İ", "ı", "ſ", "K", "_", "\u0307",
+    "javascript:", "vbscript:", "VBſcript :", "JavaSCRİPT\t:", "jAvAscrıpt:", "data:image/", "DATA:x/", "dAtA:", "x",
 ])
 
 
