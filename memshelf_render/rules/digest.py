@@ -25,7 +25,6 @@ _BARE_AFTER = re.compile(r"[.!?]\s+" + _BARE_WORD)  # ...or after a sentence's e
 _CUE = re.compile(at_word_start(("decid", "reject", "chose", "open", "todo", "verdict", "реш", "отклон", "выбра",
                                   "открыт", "итог")))  # = \b(?:decid|…|итог)
 _CONTENT_WORD = re.compile(r"\w{4,}")
-_CONTENT_WORD_ASCII = re.compile(r"\w{4,}", re.ASCII)  # the same words in ASCII text, read ~35 % cheaper
 _WORD_RUN = re.compile(r"\w+")
 _NON_WORD = re.compile(r"\W")
 _STOP = frozenset(
@@ -41,14 +40,8 @@ _STEM = itemgetter(slice(None, 5))  # a content word's 5-letter stem
 
 
 def content_words(text: str) -> set[str]:
-    words = set(_words(text.lower())) - _STOP
+    words = set(_CONTENT_WORD.findall(text.lower())) - _STOP
     return {w for w in words if not w.isdigit()}
-
-
-def _words(low: str) -> list[str]:
-    """`\\w{4,}` in `low`: in ASCII text `\\w` is `[a-zA-Z0-9_]` either way, and ASCII mode skips
-    the Unicode tables (`isascii` reads a flag)."""
-    return (_CONTENT_WORD_ASCII if low.isascii() else _CONTENT_WORD).findall(low)
 
 
 def check(ep: Episode, ctx: Context) -> Iterator[Finding]:
@@ -115,7 +108,7 @@ def _grounding(ep: Episode, sec, digest_text: str) -> float | None:
     seen: set[str] = set()
     searched = False
     for piece in _pieces(low, spans):
-        words = set(_words(piece))
+        words = set(_CONTENT_WORD.findall(piece))
         words -= seen
         if not words:
             continue
