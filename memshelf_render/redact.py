@@ -136,6 +136,7 @@ _ENV_SECRET = re.compile(
     re.IGNORECASE,
 )
 
+
 def _builtin(kind: str, regex: re.Pattern[str], replace: Callable[[re.Match[str]], str] | None = None) -> Rule:
     """A built-in shape, with the literal every match of it holds as its needle."""
     return Rule(kind, regex, replace or _whole(kind), required_literal(regex))
