@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from .backtracking import top_level
+
 _CAPITAL, _SMALL, _DIGIT, _OTHER = ord("A"), ord("a"), ord("0"), 0x80
 
 
@@ -39,14 +41,11 @@ def codes(text: str) -> bytes:
 def class_run(regex: re.Pattern[str]) -> bytes | None:
     """The codes every match of `regex` shows, from its top level (None when unsure, when a flag
     such as IGNORECASE changes what a class takes, or when the run is mostly small letters)."""
-    if not isinstance(regex.pattern, str) or regex.flags & (re.IGNORECASE | re.LOCALE):
+    items = top_level(regex)
+    if items is None or regex.flags & (re.IGNORECASE | re.LOCALE):
         return None
-    try:
-        from re import _parser  # type: ignore[attr-defined]
+    from re import _parser  # type: ignore[attr-defined]
 
-        items = list(_parser.parse(regex.pattern, regex.flags))
-    except Exception:  # the pattern compiled, so this is only a parser-version difference
-        return None
     runs: list[list[int]] = [[]]
     for op, av in items:
         if op is _parser.AT:  # `\b`, `^`, `$` take no character

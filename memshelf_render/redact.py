@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
-from .backtracking import backtracking_risk
+from .backtracking import backtracking_risk, top_level
 from .casing import VOUCHED, lowered_forms, screen_lower
 from .classcodes import class_run, codes
 
@@ -65,7 +65,7 @@ def required_literal(regex: re.Pattern[str]) -> str | None:
     from the top level of its parse (None when unsure: flags, no literal run)."""
     if regex.flags & (re.IGNORECASE | re.VERBOSE):
         return None
-    items = _top_level(regex)
+    items = top_level(regex)
     return None if items is None else _longest_literal(items)
 
 
@@ -76,7 +76,7 @@ def folded_literal(regex: re.Pattern[str]) -> str | None:
     characters `casing` vouches for (None otherwise, and when unsure)."""
     if regex.flags & re.VERBOSE:
         return None
-    items = _top_level(regex)
+    items = top_level(regex)
     if items is None:
         return None
     if not regex.flags & re.IGNORECASE:
@@ -92,17 +92,6 @@ def folded_literal(regex: re.Pattern[str]) -> str | None:
     if run is None or not set(run) <= VOUCHED:
         return None
     return run.lower()
-
-
-def _top_level(regex: re.Pattern[str]) -> list | None:
-    if not isinstance(regex.pattern, str):
-        return None
-    try:
-        from re import _parser  # type: ignore[attr-defined]
-
-        return list(_parser.parse(regex.pattern, regex.flags))
-    except Exception:  # the pattern compiled, so this is only a parser-version difference
-        return None
 
 
 def _longest_literal(items: list) -> str | None:
