@@ -44,6 +44,7 @@ EVENTS: dict[tuple[str, str | None], str] = {
     ("push", None): "push",
     ("issue_comment", "created"): "issue-comment-created",
     ("workflow_dispatch", None): "workflow-dispatch",
+    ("merge_group", "checks_requested"): "merge-group-checks-requested",
 }
 
 # Values for required properties the (older) examples lack; chosen as GitHub's defaults.
