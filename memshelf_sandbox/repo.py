@@ -203,6 +203,22 @@ class Repository:
             parent = self.store.write_commit(info.tree, [parent], info.message, info.author, who)
         return parent
 
+    def enqueue(self, pr: PullRequest, by: User) -> tuple[str, str]:
+        """Put `pr` in its base's merge queue as GitHub does: the merge of its head onto the base,
+        on the read-only branch `gh-readonly-queue/<base>/pr-<number>-<head sha>`. Returns that
+        branch's full ref and the base sha it was built on (the caller sends the events)."""
+        with self.state.lock:
+            if pr.state != "open" or pr.merged_at is not None:
+                raise MergeRefused(422, "Pull request is not open")
+            head, base = self.head_sha(pr), self.base_sha(pr)
+            if ZERO in (head, base) or self.store.merge_tree(base, head) is None:
+                raise MergeRefused(422, "Pull request has merge conflicts")
+            group = self._merge_commit(pr, by, "merge", head, base, None, None)
+            ref = f"refs/heads/gh-readonly-queue/{pr.base_ref}/pr-{pr.number}-{head}"
+            if not self.store.update_ref(ref, group, ZERO):
+                raise MergeRefused(422, "Pull request is already queued")
+            return ref, base
+
     def sweep_auto_merge(self) -> list[int]:
         """Merge every open pull request whose auto-merge is on and whose checks now pass."""
         merged = []

@@ -130,6 +130,11 @@ class Sandbox:
             self.state.pulls[number] = pr
         return number
 
+    def enqueue(self, number: int, by: str = "octo", full_name: str | None = None) -> tuple[str, str]:
+        """Put pull request `number` in its base's merge queue, as `POST /_sandbox/merge-queue`:
+        the queue branch's full ref and head sha (its `push` and `merge_group` webhooks follow)."""
+        return self._server.enqueue(full_name or self.full_name, number, by)
+
     def github(self, token: str = DEFAULT_TOKEN, **kwargs: Any) -> Any:
         """A PyGithub client for this sandbox: no retries, no throttling, 100 per page unless given."""
         from github import Auth, Github

@@ -16,6 +16,15 @@ sandbox's own control surface under `/_sandbox/` (no authentication; not GitHub'
   attempted, answering `{"idle": true|false}`.
 - `POST /_sandbox/delay` `{"method": "POST", "path": regex, "seconds": n, "times": n}`: hold the
   next `times` matching REST requests of the first repository `seconds` before answering them (201).
+- `POST /_sandbox/merge-queue` `{"pull_number": n, "sender": login, "repository": "owner/name"}`:
+  put the pull request in its base's merge queue (GitHub's `gh-readonly-queue/<base>/pr-<n>-<sha>`
+  branch holding the merge onto the base; its `push`, then `merge_group` `checks_requested`); 201
+  with the queue branch's ref and sha, 422 when the pull request cannot be queued.
+
+It also serves GitHub's web pages of the App manifest flow on the same origin (see
+`registration.py`): `/settings/apps/new`, `/organizations/ORG/settings/apps/new` and the
+"Create GitHub App" click; `POST /app-manifests/{code}/conversions` creates the App, which the
+sandbox plays from then on (`play`).
 
 Every REST request is matched to an operation of GitHub's OpenAPI description, and handled by
 the repository's `Core` (see `core.py`) or by `routes_app`/`routes_hooks`.
@@ -38,7 +47,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from . import routes_git, routes_hooks, smart_http, webhooks
+from . import registration, routes_git, routes_hooks, smart_http, webhooks
 from .api import ApiError, Reply
 from .app import App, JwtRefused, looks_like_jwt
 from .calllog import CallLog
@@ -46,11 +55,13 @@ from .core import Core, Problems
 from .delivery import Deliveries
 from .events import Events
 from .openapi import description
+from .repo import MergeRefused
 from .routes_app import APP_ROUTES, AppContext
 
 JWT_DOCS = "https://docs.github.com/rest/apps/apps"
 CONTROL = "/_sandbox/"
 INSTALLATION_REPOSITORIES = "GET /installation/repositories"
+MANIFEST_CONVERSION = "POST /app-manifests/{code}/conversions"
 APP_ROUTE_MODULES = (routes_hooks,)  # importing it adds the deliveries API to APP_ROUTES
 
 
@@ -89,6 +100,10 @@ class Handler(BaseHTTPRequestHandler):
         if path.startswith(CONTROL):
             status, data = server.control(self.command, path[len(CONTROL):], raw)
             self._send_reply(Reply(status, data))
+            return
+        page = server.web(self.command, path, url.query, raw)
+        if page is not None:
+            self._send(page.status, page.headers(), page.body.encode("utf-8"))
             return
         found = server.git_target(path)
         if found is not None:
@@ -151,9 +166,10 @@ class SandboxServer(ThreadingHTTPServer):
                  log: Path | None = None, webhook: tuple[str, str] | None = None) -> None:
         super().__init__((host, port), Handler)
         self.problems = Problems()
-        self.app = app
+        self.app: App | None = None
         self.log = CallLog(log) if log is not None else None
         self.deliveries: Deliveries | None = None
+        self.registrations = registration.Registrations()
         self.cores: dict[str, Core] = {}
         owner_ids: dict[str, int] = {}
         for index, (path, full_name) in enumerate([(Path(bare), name), *((Path(b), n) for b, n in more)]):
@@ -163,19 +179,32 @@ class SandboxServer(ThreadingHTTPServer):
                 raise ValueError(f"two repositories named {full_name}")
             settings = core.state.repo
             settings.owner_id = owner_ids.setdefault(settings.owner.lower(), settings.owner_id + len(owner_ids))
-            core.app, core.log, core.repo.views.installed_app = app, self.log, app
-            if app is not None:
-                app.install(settings.owner, settings.owner_id, settings.owner_type)
-                core.state.users[app.bot.login] = app.bot
+            core.log = self.log
             self.cores[key] = core
         self.core = next(iter(self.cores.values()))
         self.api = description()
+        self.play(app, webhook)
+
+    def play(self, app: App | None, webhook: tuple[str, str] | None) -> None:
+        """Play GitHub for `app` (installed on every served repository's owner) and deliver signed
+        webhooks to `webhook` = (url, secret): from the start (`--app-id`, `--webhook-url`), or
+        once the manifest flow registered a new App (whose hook replaces the one before)."""
+        self.app = app
+        for core in self.cores.values():
+            settings = core.state.repo
+            core.app, core.repo.views.installed_app = app, app
+            if app is not None:
+                app.install(settings.owner, settings.owner_id, settings.owner_type)
+                core.state.users[app.bot.login] = app.bot
+        before, self.deliveries = self.deliveries, None
         if webhook is not None:
             url, secret = webhook
             target = ("integration", app.id) if app else ("repository", self.core.state.repo.id)
             self.deliveries = Deliveries(url, secret, 400_000_000 + target[1], *target, check=self._check_webhook)
-            for core in self.cores.values():
-                core.repo.events = Events(core.repo, self.deliveries, app)
+        for core in self.cores.values():
+            core.repo.events = Events(core.repo, self.deliveries, app) if self.deliveries else None
+        if before is not None:
+            before.close()
 
     @property
     def api_url(self) -> str:
@@ -206,9 +235,65 @@ class SandboxServer(ThreadingHTTPServer):
                 return core, path[len(root):]
         return None
 
+    def web(self, method: str, path: str, query: str, raw: bytes) -> registration.Page | None:
+        """GitHub's web pages of the manifest flow; None for any other request."""
+        org = registration.ORG_FORM.match(path)
+        if method not in ("GET", "POST") or (path not in (registration.USER_FORM, registration.CONFIRM)
+                                              and org is None):
+            return None
+        fields = registration.form_fields(raw, query)
+        if path == registration.CONFIRM:
+            page = self.registrations.confirm(fields) if method == "POST" else registration.Page(404, "Not Found")
+        elif org is not None and not any(core.state.repo.owner.lower() == org["org"].lower()
+                                         for core in self.cores.values()):
+            page = registration.Page(404, "Not Found")
+        else:
+            owner = org["org"] if org is not None else self.core.state.repo.owner
+            page = self.registrations.new(fields, fields.get("state", ""), owner)
+        self.core.record(method, path, {}, None, page.status, None)
+        return page
+
+    def convert(self, path: str, matched: tuple[Any, dict[str, str]]) -> Reply:
+        """`POST /app-manifests/{code}/conversions`: the App a one-time code stands for, created and
+        played from now on; its key and secrets are in this answer only."""
+        op, params = matched
+        manifest = self.registrations.redeem(params["code"])
+        if manifest is None:
+            reply = Reply(404, {"message": "Not Found", "documentation_url": op.documentation_url, "status": "404"})
+        else:
+            app, credentials = self.registrations.create(manifest)
+            hook = credentials.webhook_secret
+            self.play(app, (manifest.hook_url, hook) if manifest.hook_url and hook else None)
+            data = self.core.repo.views.app(app.id)
+            data.update(client_id=credentials.client_id, client_secret=credentials.client_secret,
+                        webhook_secret=hook, pem=credentials.pem)
+            reply = Reply(201, data)
+        for text in self.api.validate_response(op, reply.status, reply.body):
+            self.problems.add(text)
+        self.core.record("POST", path, {}, None, reply.status, None)
+        return reply
+
+    def enqueue(self, full_name: str, number: int, login: str) -> tuple[str, str]:
+        """Put pull request `number` of `full_name` in its merge queue (see the module docstring);
+        the queue branch's ref and head sha. `MergeRefused` when it cannot be queued, KeyError
+        when there is no such repository or pull request."""
+        core = self.cores[full_name.lower()]
+        pr = core.state.pulls[number]
+        sender = core.state.user(login)
+        with core.writing("POST"):
+            ref, base_sha = core.repo.enqueue(pr, sender)
+            if core.repo.events is not None:
+                core.repo.events.settle(sender)
+                core.repo.events.merge_group(ref, f"refs/heads/{pr.base_ref}", base_sha, sender)
+        sha = core.repo.store.ref(ref)
+        assert sha is not None
+        return ref, sha
+
     def rest(self, method: str, path: str, query: dict[str, list[str]], raw: bytes,
              headers: dict[str, str]) -> Reply:
         matched = self.api.match(method, path)
+        if matched is not None and matched[0].key == MANIFEST_CONVERSION:
+            return self.convert(path, matched)
         if matched is not None and matched[0].key in APP_ROUTES:
             return self.app_rest(method, path, query, raw, headers, matched)
         if matched is not None and matched[0].key == INSTALLATION_REPOSITORIES:
@@ -266,6 +351,18 @@ class SandboxServer(ThreadingHTTPServer):
             except (KeyError, TypeError, ValueError, re.error):
                 return 422, {"message": "path (a regex) and seconds (a number) are required; times is a count"}
             return 201, {"method": held.method, "path": held.path.pattern, "seconds": held.seconds}
+        if method == "POST" and parts == ["merge-queue"]:
+            try:
+                number = body["pull_number"]
+                if type(number) is not int:
+                    raise TypeError(number)
+                ref, sha = self.enqueue(str(body.get("repository") or self.core.state.repo.full_name), number,
+                                        str(body.get("sender") or self.core.state.repo.owner))
+            except (KeyError, TypeError, AttributeError):
+                return 404, {"message": "no such repository or pull request (pull_number is a number)"}
+            except MergeRefused as refused:
+                return refused.status, {"message": refused.message}
+            return 201, {"ref": ref, "sha": sha}
         hooks = self.deliveries
         if hooks is None:
             return 404, {"message": "this sandbox delivers no webhooks (no --webhook-url)"}
