@@ -63,6 +63,15 @@ PATCHES: dict[str, Any] = {
     "details_url": "https://github.com",
 }
 
+# Where one schema contradicts its siblings, align it, and say so in the bundle ("amendments"):
+# (component, path to an enum inside it, value added, why).
+AMENDMENTS: list[tuple[str, tuple[str, ...], str, str]] = [
+    ("webhook-check-suite-rerequested",
+     ("properties", "check_suite", "properties", "app", "properties", "events", "items"), "merge_group",
+     "the App's events enum of check_suite.requested and check_suite.completed lists merge_group; "
+     "this one alone does not, so an App subscribed to merge queues could not be re-requested"),
+]
+
 OLD_NAMES = ("Codertocat/Hello-World", "octo-org/octo-repo", "github/hello-world", "Octocoders/Hello-World")
 NEW_OWNER, NEW_REPO = "octo", "shelf"
 
@@ -156,10 +165,20 @@ def main(argv: list[str] | None = None) -> int:
     for (event, action), key in EVENTS.items():
         schema = spec["webhooks"][key]["post"]["requestBody"]["content"]["application/json"]["schema"]
         events[f"{event}.{action}" if action else event] = ex.strip(schema)
+    amendments = []
+    for component, path, value, reason in AMENDMENTS:
+        node = ex.schemas[component]
+        for key in path:
+            node = node[key]
+        if value not in node["enum"]:
+            node["enum"].append(value)
+            amendments.append({"schema": component, "path": "/".join(path), "added_to_enum": value,
+                               "reason": reason})
     bundle = {
         "source": {"schemas": dict(zip(("package", "version", "file"), SCHEMAS_PACKAGE, strict=True)),
                    "examples": dict(zip(("package", "version", "file"), EXAMPLES_PACKAGE, strict=True)),
                    "openapi": spec["openapi"]},
+        "amendments": amendments,
         "events": events,
         "components": {"schemas": dict(sorted(ex.schemas.items()))},
     }
