@@ -34,7 +34,8 @@ MAX_NAME = 34  # GitHub refuses longer App names
 USER_FORM = "/settings/apps/new"
 ORG_FORM = re.compile(r"^/organizations/(?P<org>[A-Za-z0-9-]{1,39})/settings/apps/new$")
 CONFIRM = "/settings/apps/new/confirm"
-CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'"
+# No form-action: the click's answer redirects to the manifest's redirect_url, another origin.
+CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'"
 
 
 class ManifestError(ValueError):
