@@ -65,6 +65,11 @@ def web_url(api_url: str) -> str:
     return urlunsplit((parts.scheme, parts.netloc, parts.path, "", ""))
 
 
+def install_url(api_url: str, slug: str) -> str:
+    """Where a person installs the App on their repositories."""
+    return f"{web_url(api_url)}/apps/{quote(slug, safe='')}/installations/new"
+
+
 def manifest(webhook_url: str, redirect_url: str) -> dict[str, Any]:
     """The committed manifest, pointed at this server's webhook and this run's callback."""
     data = json.loads(MANIFEST.read_text(encoding="utf-8"))
@@ -160,10 +165,11 @@ class _Handler(BaseHTTPRequestHandler):
                 self._page(502, "Not registered", f"<p>{html.escape(server.failure)}</p>")
                 return
             server.stored = app
+            install = install_url(server.registration.api_url, app.slug)
             self._page(200, "Registered", f"<p>The App <strong>{html.escape(app.slug)}</strong> (id {app.app_id}) "
-                                          "is registered; its key and webhook secret are stored. Install it on "
-                                          "the shelf repositories from the App's settings page. You can close "
-                                          "this page.</p>")
+                                          "is registered; its key and webhook secret are stored. Next, "
+                                          f'<a href="{html.escape(install)}">install it</a> on the shelf '
+                                          "repositories. You can close this page.</p>")
 
     def _page(self, status: int, title: str, body: str, nonce: str | None = None) -> None:
         scripts = f"'nonce-{nonce}'" if nonce else "'none'"
@@ -236,6 +242,7 @@ def cli_main(args: argparse.Namespace) -> int:
     app = server.stored
     print(f"registered the App {app.slug} (id {app.app_id}) on {web_url(api_url)}; "
           f"its id, private key and webhook secret are in {data_dir} (mode 0600)")
-    print(f"next: install it on the shelf repositories, then run memshelf-bot serve --data-dir {data_dir}"
-          + (f" --github-url {api_url}" if api_url != DEFAULT_GITHUB_URL else ""))
+    print(f"next: install it on the shelf repositories ({install_url(api_url, app.slug)}), then run "
+          f"memshelf-bot serve --data-dir {data_dir}" + (f" --github-url {api_url}" if api_url != DEFAULT_GITHUB_URL
+                                                         else ""))
     return 0
