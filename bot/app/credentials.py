@@ -104,8 +104,9 @@ def load(data_dir: Path) -> StoredApp | None:
     """The App stored in `data_dir`; None when none is; `CredentialsError` when it is unusable."""
     if not stored(data_dir):
         return None
+    text = _read(data_dir, APP_FILE)
     try:
-        record = json.loads(_read(data_dir, APP_FILE))
+        record = json.loads(text)
     except ValueError:
         raise CredentialsError(f"{data_dir / APP_FILE} is not JSON") from None
     if not isinstance(record, dict):
