@@ -31,12 +31,15 @@ class Sandbox:
     @contextmanager
     def start(cls, bare: Path, name: str = "octo/shelf", token: str | None = None, *, app: App | None = None,
               more: Sequence[tuple[Path, str]] = (), log: Path | None = None,
-              webhook: tuple[str, str] | None = None, **settings: Any) -> Iterator[Sandbox]:
+              webhook: tuple[str, str] | None = None, forks: Sequence[str] = (),
+              **settings: Any) -> Iterator[Sandbox]:
         """Serve `bare` as `name` (and `more` bare repositories under their names) until the block
         ends; `settings` set RepoSettings fields of the first (e.g. `allow_auto_merge=True`);
         `token` pins the one accepted token; `app` is the GitHub App the sandbox plays GitHub for;
-        `webhook` = (url, secret) makes it deliver signed webhooks; `log` is `--log FILE`."""
-        server = SandboxServer(Path(bare), name, token=token, more=more, app=app, log=log, webhook=webhook)
+        `webhook` = (url, secret) makes it deliver signed webhooks; `log` is `--log FILE`; `forks`
+        are `--fork OWNER/REPO` (see server.py)."""
+        server = SandboxServer(Path(bare), name, token=token, more=more, app=app, log=log, webhook=webhook,
+                               forks=forks)
         for key, value in settings.items():
             if not hasattr(server.core.state.repo, key):
                 raise TypeError(f"unknown repository setting {key!r}")
@@ -94,11 +97,12 @@ class Sandbox:
     def full_name(self) -> str:
         return self.state.repo.full_name
 
-    def git_url(self, token: str | None = DEFAULT_TOKEN) -> str:
-        """The clone URL; with a token, in the `x-access-token:<token>@` form Actions uses."""
+    def git_url(self, token: str | None = DEFAULT_TOKEN, full_name: str | None = None) -> str:
+        """The clone URL (of this repository, or of `full_name`, a fork); with a token, in the
+        `x-access-token:<token>@` form Actions uses."""
         host = self.api_url.split("://", 1)[1]
         auth = f"x-access-token:{token}@" if token else ""
-        return f"http://{auth}{host}/{self.full_name}.git"
+        return f"http://{auth}{host}/{full_name or self.full_name}.git"
 
     def add_token(self, token: str, login: str, permission: str = "write", integration: bool = True) -> Principal:
         return self.state.add_token(token, login, permission, integration)

@@ -26,6 +26,13 @@ It also serves GitHub's web pages of the App manifest flow on the same origin (s
 "Create GitHub App" click; `POST /app-manifests/{code}/conversions` creates the App, which the
 sandbox plays from then on (`play`).
 
+`--fork OWNER/REPO` (repeatable) serves a fork of the first repository, made at the start, over git
+smart HTTP at `/OWNER/REPO.git` (its refs in a git namespace of the first repository, sharing its
+objects as GitHub's forks do): anyone with a token may fetch it, OWNER (`--user`) may push to it;
+`POST /repos/{first}/pulls` with `head: "OWNER:branch"` opens a pull request from it, and a push to
+that branch of the fork moves the pull request's head (`synchronize`). The fork has no REST API of
+its own and the App is not installed on it.
+
 Every REST request is matched to an operation of GitHub's OpenAPI description, and handled by
 the repository's `Core` (see `core.py`) or by `routes_app`/`routes_hooks`.
 """
@@ -105,6 +112,10 @@ class Handler(BaseHTTPRequestHandler):
         if page is not None:
             self._send(page.status, page.headers(), page.body.encode("utf-8"))
             return
+        fork = server.fork_target(path)
+        if fork is not None:
+            self._send(*server.fork_git(*fork, self.command, url.query, raw, headers))
+            return
         found = server.git_target(path)
         if found is not None:
             core, rest = found
@@ -163,7 +174,7 @@ class SandboxServer(ThreadingHTTPServer):
 
     def __init__(self, bare: Path, name: str, token: str | None = None, port: int = 0,
                  host: str = "127.0.0.1", more: Sequence[tuple[Path, str]] = (), app: App | None = None,
-                 log: Path | None = None, webhook: tuple[str, str] | None = None) -> None:
+                 log: Path | None = None, webhook: tuple[str, str] | None = None, forks: Sequence[str] = ()) -> None:
         super().__init__((host, port), Handler)
         self.problems = Problems()
         self.app: App | None = None
@@ -182,6 +193,14 @@ class SandboxServer(ThreadingHTTPServer):
             core.log = self.log
             self.cores[key] = core
         self.core = next(iter(self.cores.values()))
+        self.forks: dict[str, str] = {}  # lower-case full name -> full name, of the first repository's forks
+        for fork in forks:
+            owner, _, name = fork.partition("/")
+            if not owner or not name or "/" in name or fork.lower() in self.cores or \
+                    owner.lower() in (self.core.state.repo.owner.lower(), *self.core.repo.forks):
+                raise ValueError(f"--fork must be OWNER/REPO, owned by no one else served, got {fork!r}")
+            self.core.repo.make_fork(fork)
+            self.forks[fork.lower()] = fork
         self.api = description()
         self.play(app, webhook)
 
@@ -288,6 +307,35 @@ class SandboxServer(ThreadingHTTPServer):
         sha = core.repo.store.ref(ref)
         assert sha is not None
         return ref, sha
+
+    def fork_target(self, path: str) -> tuple[str, str] | None:
+        """The fork a smart-HTTP path is for, and the path after `<owner>/<repo>.git`."""
+        lowered = path.lower()
+        for key, fork in self.forks.items():
+            if lowered.startswith(f"/{key}.git/"):
+                return fork, path[len(key) + 5:]
+        return None
+
+    def fork_git(self, fork: str, rest: str, method: str, query: str, raw: bytes,
+                 headers: dict[str, str]) -> tuple[int, list[tuple[str, str]], bytes]:
+        """git over smart HTTP on a fork: anyone with a token reads it, its owner pushes to it; a
+        push moves the pull requests opened from its branches (`synchronize`)."""
+        core = self.core
+        principal = core.principal(smart_http.token_from(headers.get("authorization")))
+        owner = fork.partition("/")[0]
+        pushing = smart_http.pushing(rest, query)
+        if principal is None or principal.grant is not None:  # the App is not installed on the fork
+            cgi = smart_http.CgiReply(401, [("WWW-Authenticate", 'Basic realm="GitHub"')], b"Invalid token.\n")
+        elif pushing and principal.user.login.lower() != owner.lower():
+            cgi = smart_http.CgiReply(403, [], f"Permission to {fork}.git denied to {principal.user.login}.\n".encode())
+        else:
+            with core.writing("POST" if pushing else "GET"):
+                cgi = smart_http.backend(core.repo.store.path, rest, method, query, raw, headers,
+                                         principal.user.login, core.repo.fork_namespace(owner))
+                if pushing and method == "POST" and cgi.status == 200:
+                    core.repo.fork_pushed(fork, principal.user)
+        core.record(method, f"/{fork}.git{rest}", {}, None, cgi.status, principal.user.login if principal else None)
+        return cgi.status, cgi.headers, cgi.body
 
     def rest(self, method: str, path: str, query: dict[str, list[str]], raw: bytes,
              headers: dict[str, str]) -> Reply:
@@ -474,7 +522,7 @@ def build(args: argparse.Namespace) -> SandboxServer:
     webhook = (args.webhook_url, args.webhook_secret) if args.webhook_url else None
     server = SandboxServer(repos[0], names[0], token=args.token, port=args.port,
                            more=list(zip(repos[1:], names[1:], strict=True)), app=app,
-                           log=Path(args.log) if args.log else None, webhook=webhook)
+                           log=Path(args.log) if args.log else None, webhook=webhook, forks=args.fork or ())
     for spec in args.user or []:
         login, token, permission = parse_user(spec)
         for core in server.cores.values():
@@ -484,7 +532,8 @@ def build(args: argparse.Namespace) -> SandboxServer:
 
 def cli_main(args: argparse.Namespace) -> int:
     """`memshelf-bot sandbox --repo BARE [--name OWNER/REPO] … [--app-id ID --app-private-key PEM]
-    [--webhook-url URL --webhook-secret S] [--user LOGIN=TOKEN[:PERMISSION]]… [--log FILE]`."""
+    [--webhook-url URL --webhook-secret S] [--user LOGIN=TOKEN[:PERMISSION]]… [--fork OWNER/REPO]…
+    [--log FILE]`."""
     try:
         server = build(args)
     except (ValueError, OSError) as exc:

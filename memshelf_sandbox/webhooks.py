@@ -115,6 +115,11 @@ def pull_request(repo: Repository, pr: PullRequest, action: str, sender: User, b
     for side in ("head", "base"):
         event_pr[side].update({k: rest[side][k] for k in ("label", "ref", "sha")})
         identify(repo, event_pr[side]["repo"])
+        if side == "head" and pr.head_repo:  # a fork's pull request: its head is the fork, as in the REST view
+            fork = rest["head"]["repo"]
+            event_pr["head"]["repo"].update({k: fork[k] for k in ("id", "node_id", "name", "full_name", "fork",
+                                                                  "html_url", "url", "clone_url")})
+            event_pr["head"]["repo"]["owner"].update(login=fork["owner"]["login"], id=fork["owner"]["id"])
         event_pr[side]["user"] = copy.deepcopy(event_pr[side]["repo"]["owner"])
     payload["number"] = pr.number
     if action == "synchronize":
