@@ -27,7 +27,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from .app import App
+from .app import LEVELS, App
 
 CODE_LIFETIME = 3600  # seconds: GitHub's manifest codes expire after an hour
 MAX_NAME = 34  # GitHub refuses longer App names
@@ -87,13 +87,16 @@ def _http_url(value: Any, what: str) -> str:
     return value
 
 
-def _strings(value: Any, what: str) -> dict[str, str] | list[str]:
-    if isinstance(value, dict) and all(isinstance(k, str) and v in ("read", "write", "admin")
-                                       for k, v in value.items()):
-        return dict(value)
-    if isinstance(value, list) and all(isinstance(item, str) for item in value):
-        return list(value)
-    raise ManifestError(f"{what} is malformed")
+def _permissions(value: Any) -> dict[str, str]:
+    if not isinstance(value, dict) or not all(isinstance(k, str) and v in LEVELS for k, v in value.items()):
+        raise ManifestError(f"default_permissions must map permissions to one of {', '.join(LEVELS)}")
+    return dict(value)
+
+
+def _events(value: Any) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ManifestError("default_events must be a list of event names")
+    return list(value)
 
 
 def parse_manifest(text: str, owner: str) -> Manifest:
@@ -112,14 +115,12 @@ def parse_manifest(text: str, owner: str) -> Manifest:
     if not isinstance(hook, dict):
         raise ManifestError("hook_attributes is malformed")
     hook_url = _http_url(hook.get("url"), "hook_attributes.url") if hook.get("active", True) else None
-    permissions = _strings(data.get("default_permissions") or {}, "default_permissions")
-    events = _strings(data.get("default_events") or [], "default_events")
-    if not isinstance(permissions, dict) or not isinstance(events, list):
-        raise ManifestError("default_permissions is an object and default_events a list")
     description = data.get("description") or ""
     return Manifest(name.strip(), _http_url(data.get("url"), "url"), hook_url,
                     _http_url(data.get("redirect_url"), "redirect_url"),
-                    description if isinstance(description, str) else "", permissions, events, owner)
+                    description if isinstance(description, str) else "",
+                    _permissions(data.get("default_permissions") or {}), _events(data.get("default_events") or []),
+                    owner)
 
 
 def slug(name: str) -> str:

@@ -138,6 +138,8 @@ def test_an_organization_registers_its_own_app(sb: Sandbox, receiver: tuple[Rece
                 "redirect_url": "https://e.org/r"}),
     json.dumps({"name": "x", "url": "https://e.org", "hook_attributes": {"url": "javascript:alert(1)"},
                 "redirect_url": "https://e.org/r"}),
+    json.dumps({"name": "x", "url": "https://e.org", "hook_attributes": {"url": "https://e.org/w"},
+                "redirect_url": "https://e.org/r", "default_permissions": {"contents": "everything"}}),
 ])
 def test_a_malformed_manifest_is_refused_on_the_page(sb: Sandbox, text: str) -> None:
     status, page, headers = web(sb, "POST", "/settings/apps/new", {"manifest": text})

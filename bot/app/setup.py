@@ -26,6 +26,7 @@ import argparse
 import hmac
 import html
 import json
+import os
 import re
 import secrets
 import sys
@@ -159,10 +160,17 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             try:
                 app = convert(server.registration.api_url, code)
-                credentials.store(server.data_dir, app)
-            except (SetupError, OSError) as exc:
-                server.failure = str(exc) if isinstance(exc, SetupError) else f"cannot store ({type(exc).__name__})"
+            except SetupError as exc:
+                server.failure = str(exc)
                 self._page(502, "Not registered", f"<p>{html.escape(server.failure)}</p>")
+                return
+            try:
+                credentials.store(server.data_dir, app)
+            except OSError as exc:
+                server.failure = (f"the App {app.slug} (id {app.app_id}) was registered, but its credentials could "
+                                  f"not be stored in {server.data_dir} ({type(exc).__name__}): delete the App in its "
+                                  "settings on GitHub and run setup again")
+                self._page(500, "Not stored", f"<p>{html.escape(server.failure)}</p>")
                 return
             server.stored = app
             install = install_url(server.registration.api_url, app.slug)
@@ -222,6 +230,12 @@ def cli_main(args: argparse.Namespace) -> int:
         if credentials.stored(data_dir):
             raise SetupError(f"{data_dir} already holds a registered App; give another --data-dir "
                              "(or remove its app.json, app-private-key.pem and app-webhook-secret)")
+        try:  # find out now, not after GitHub made an App whose key would have nowhere to go
+            data_dir.mkdir(mode=credentials.DIR_MODE, parents=True, exist_ok=True)
+        except OSError as exc:
+            raise SetupError(f"cannot create --data-dir {data_dir} ({type(exc).__name__})") from None
+        if not os.access(data_dir, os.W_OK | os.X_OK):
+            raise SetupError(f"cannot write into --data-dir {data_dir}")
     except SetupError as exc:
         print(f"memshelf-bot setup: {exc}", file=sys.stderr)
         return 2
