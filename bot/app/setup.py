@@ -152,7 +152,6 @@ class _Handler(BaseHTTPRequestHandler):
         if server.stored is not None:
             self._page(409, "Already registered", "<p>This run has stored its App; nothing was changed.</p>")
         elif not hmac.compare_digest(state.encode(), server.registration.state.encode()):
-            server.refusals += 1
             self._page(400, "Refused", "<p>This answer does not belong to the registration this command started "
                                        "(its <code>state</code> does not match). Nothing was stored.</p>")
         elif not CODE.match(code):
@@ -206,7 +205,6 @@ class SetupServer(HTTPServer):
         self.url = f"http://{self.host}/"
         self.stored: credentials.StoredApp | None = None
         self.failure: str | None = None
-        self.refusals = 0
         state = secrets.token_urlsafe(32)
         page = f"/organizations/{quote(org, safe='')}/settings/apps/new" if org else "/settings/apps/new"
         text = json.dumps(manifest(webhook_url, f"http://{self.host}{CALLBACK}"))
