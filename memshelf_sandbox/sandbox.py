@@ -121,10 +121,13 @@ class Sandbox:
     def open_fork_pull(self, fork: str, branch: str, sha: str, title: str, user: str,
                        base: str = "main", maintainer_can_modify: bool = False) -> int:
         """A pull request from branch `branch` of the fork `fork` ("owner/name") at commit `sha`,
-        as GitHub records one: the head commit kept at `refs/pull/<number>/head` here (the fork
-        itself is not served). Returns its number."""
+        as GitHub records one: the fork (served as `forks=` serves it, made now if it is not yet)
+        gets the branch, and the head commit is kept at `refs/pull/<number>/head`. No webhook is
+        sent. Returns its number."""
         if self.store.object_type(sha) != "commit":
             raise ValueError(f"{sha} is not a commit of this repository")
+        self._server.add_fork(fork)
+        self.store.update_ref(self.repo.fork_branch(fork.partition("/")[0], branch), sha, None)
         with self.state.lock:
             number = self.state.next_number()
             pr = PullRequest(number, self.state.next_id(), title, None, self.state.user(user), branch, base,

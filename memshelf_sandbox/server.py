@@ -195,14 +195,21 @@ class SandboxServer(ThreadingHTTPServer):
         self.core = next(iter(self.cores.values()))
         self.forks: dict[str, str] = {}  # lower-case full name -> full name, of the first repository's forks
         for fork in forks:
-            owner, _, name = fork.partition("/")
-            if not owner or not name or "/" in name or fork.lower() in self.cores or \
-                    owner.lower() in (self.core.state.repo.owner.lower(), *self.core.repo.forks):
-                raise ValueError(f"--fork must be OWNER/REPO, owned by no one else served, got {fork!r}")
-            self.core.repo.make_fork(fork)
-            self.forks[fork.lower()] = fork
+            self.add_fork(fork)
         self.api = description()
         self.play(app, webhook)
+
+    def add_fork(self, fork: str) -> None:
+        """Serve a fork of the first repository named `fork` (see the module docstring); a fork
+        already served stays as it is."""
+        if fork.lower() in self.forks:
+            return
+        owner, _, name = fork.partition("/")
+        if not owner or not name or "/" in name or fork.lower() in self.cores or \
+                owner.lower() in (self.core.state.repo.owner.lower(), *self.core.repo.forks):
+            raise ValueError(f"--fork must be OWNER/REPO, owned by no one else served, got {fork!r}")
+        self.core.repo.make_fork(fork)
+        self.forks[fork.lower()] = fork
 
     def play(self, app: App | None, webhook: tuple[str, str] | None) -> None:
         """Play GitHub for `app` (installed on every served repository's owner) and deliver signed
