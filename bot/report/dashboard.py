@@ -87,7 +87,7 @@ def last_render(body: str) -> str | None:
     return m.group(1) if m else None
 
 
-def _clip(text: str, cap: int) -> str:
+def clip(text: str, cap: int) -> str:
     return text if len(text) <= cap else text[: cap - 1] + "…"
 
 
@@ -120,10 +120,10 @@ class Dashboard:
         self.facts, self.where, self.today, self.clean = facts, where, today, clean
 
     def text(self, value: str, cap: int = THREAD_CHARS) -> str:
-        return md.text(_clip(self.clean(value), cap))
+        return md.text(clip(self.clean(value), cap))
 
     def code(self, value: str) -> str:
-        return md.code(_clip(self.clean(value), TITLE_CHARS))
+        return md.code(clip(self.clean(value), TITLE_CHARS))
 
     def episode_link(self, title: str, path: str) -> str:
         return f"[{self.text(title, TITLE_CHARS)}]({self.where.link(path)})"
