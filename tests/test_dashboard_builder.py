@@ -93,7 +93,7 @@ def test_the_body_shows_health_kinds_threads_with_age_and_link_expired_and_rende
     assert "  - Alerting on failed checks." in body
     assert "## Past `retain_until` (1 episode)" in body and "`/shelf purge`" in body
     assert "retained until `2026-01-01` (archived)" in body
-    assert "Render commit: `ab12cd34ef56` on `main`." in body
+    assert "Render commit: [`ab12cd34ef56`](https://github.com/octo/shelf/commit/ab12cd34ef56) on `main`." in body
     assert build(eps) == body  # deterministic: the flow edits only when this changes
     assert "waiting in pull request #7" in build(eps, pr=7)
     nothing = build(eps, render=None)

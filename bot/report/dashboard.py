@@ -161,11 +161,12 @@ class Dashboard:
 
     def tail(self, render_sha: str | None, render_pr: int | None) -> list[str]:
         branch = md.code(self.where.branch)
+        commit = f"[{md.code(render_sha[:12])}]({self.where.web}/commit/{render_sha})" if render_sha else ""
         if render_sha and render_pr is not None:
-            last = (f"{md.code(render_sha)}, waiting in pull request #{render_pr} ({branch} is protected, so the "
+            last = (f"{commit}, waiting in pull request #{render_pr} ({branch} is protected, so the "
                     "bot may not commit to it)")
         elif render_sha:
-            last = f"{md.code(render_sha)} on {branch}"
+            last = f"{commit} on {branch}"
         else:
             last = f"none yet: the derived files on {branch} were already current"
         return ["## Last render", "", f"Render commit: {last}.", "", "---",
