@@ -152,7 +152,8 @@ class Event:
             comment_author=_str(_obj(comment, "user"), "login"),
             comment_author_type=_sender_type(_obj(comment, "user")),
             on_pull_request=bool(_obj(issue, "pull_request")),
-            issue_labels=tuple(_str(label, "name") for label in _list(issue, "labels") if isinstance(label, Mapping)),
+            issue_labels=tuple(name for label in _list(issue, "labels")
+                               if isinstance(label, Mapping) and (name := _str(label, "name"))),
             installation_id=_int(_obj(payload, "installation"), "id"),
         )
 

@@ -135,3 +135,20 @@ def test_nothing_expired_means_no_pull_request(tmp_path: Path) -> None:
 
 def test_purge_is_in_the_help_from_the_registry() -> None:
     assert "| `/shelf purge` | opens a pull request that removes the episodes past their `retain_until`" in help_text()
+
+
+def test_a_command_on_the_dashboard_issue_is_routed_and_travels_as_json(world: World) -> None:
+    from bot.router import FlowName, Route, route
+
+    dashboard = world.gh.add_issue(TITLE, "the dashboard", world.gh.login, [LABEL.name])
+    event = Event(EventKind.ISSUE_COMMENT, "issue_comment", action="created", repository=world.gh.full_name,
+                  pr_number=dashboard.number, comment_id=7, comment_body="/shelf purge", comment_author="octo",
+                  issue_labels=dashboard.labels)
+    found = route(event)
+    assert found is not None and found.flow is FlowName.COMMAND
+    assert Route.from_json(found.to_json()) == found and found.event.issue_labels == (LABEL.name,)
+    assert route(Event(EventKind.ISSUE_COMMENT, "issue_comment", action="created", pr_number=3, comment_id=8,
+                       comment_body="/shelf purge", issue_labels=("bug",))) is None
+    assert Event.from_payload("issue_comment", {
+        "action": "created", "issue": {"number": 4, "labels": [{"name": LABEL.name}, "junk", {"name": 5}]},
+        "comment": {"id": 9, "body": "/shelf purge"}}).issue_labels == (LABEL.name,)
