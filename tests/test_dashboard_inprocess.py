@@ -127,3 +127,29 @@ def test_the_apps_door_keeps_the_dashboard_too(world: World) -> None:
     assert result.outcome is FlowOutcome.DONE and result.commit_sha
     [issue] = dashboards(world)
     assert last_render(issue.body) == result.commit_sha and "NUT client on the backup host." in issue.body
+
+
+def through_the_door(world: World, event: object, key: str) -> object:
+    routed = route(event)  # type: ignore[arg-type]
+    assert routed is not None
+    return run_with(Route.from_json(routed.to_json()), key=key, port=world.gh, reporter=AppReporter(key),
+                    remote=str(world.repo))
+
+
+def test_the_apps_door_keeps_leaves_edits_and_closes_the_dashboard(world: World) -> None:
+    def pushed(files: dict[str, str], key: str) -> object:
+        before = world.gh.branch_sha("main")
+        world.commit("main", files)
+        return through_the_door(world, world.push_event("main", before, world.gh.branch_sha("main")), key)
+
+    pushed({UPS: episode("2026-09-22-ups-runtime")}, "d-1:1")
+    [issue] = dashboards(world)
+    writes = len(world.gh.ops(*ISSUE_WRITES))
+    job = world.job(world.push_event("main", "", world.gh.branch_sha("main")))
+    assert render_main.run(job).outcome is FlowOutcome.DONE  # nothing new
+    assert len(world.gh.ops(*ISSUE_WRITES)) == writes
+    pushed({UPS: episode("2026-09-22-ups-runtime", body="- Hostile <b>@octocat</b> #3\n")}, "d-2:1")
+    [(_, (number, edit))] = world.gh.ops("update_issue")
+    assert number == issue.number and "Hostile \\<b\\>@\u200doctocat\\</b\\> #\u200d3" in (edit.body or "")
+    pushed({".memshelf-bot.yml": "dashboard: false\n"}, "d-3:1")
+    assert dashboards(world)[0].state is IssueState.CLOSED

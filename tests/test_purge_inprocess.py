@@ -152,3 +152,32 @@ def test_a_command_on_the_dashboard_issue_is_routed_and_travels_as_json(world: W
     assert Event.from_payload("issue_comment", {
         "action": "created", "issue": {"number": 4, "labels": [{"name": LABEL.name}, "junk", {"name": 5}]},
         "comment": {"id": 9, "body": "/shelf purge"}}).issue_labels == (LABEL.name,)
+
+
+def test_purge_through_the_apps_door_on_the_dashboard_issue(world: World) -> None:
+    from bot.app.door import run_with
+    from bot.app.reporter import AppReporter
+    from bot.router import Route, route
+
+    dashboard = world.gh.add_issue(TITLE, "the dashboard", world.gh.login, [LABEL.name])
+
+    def comment(author: str, permission: Permission, key: str) -> object:
+        world.gh.permissions[author] = permission
+        made = world.gh.add_comment(dashboard.number, "/shelf purge", author)
+        event = Event(EventKind.ISSUE_COMMENT, "issue_comment", action="created", repository=world.gh.full_name,
+                      default_branch="main", pr_number=dashboard.number, comment_id=made.id,
+                      comment_body="/shelf purge", comment_author=author, comment_author_type=SenderType.USER,
+                      sender=author, sender_type=SenderType.USER, issue_labels=dashboard.labels, installation_id=9)
+        routed = route(event)
+        assert routed is not None
+        return run_with(Route.from_json(routed.to_json()), key=key, port=world.gh, reporter=AppReporter(key),
+                        remote=str(world.repo))
+
+    comment("curious-reader", Permission.READ, "d-1:1")
+    assert "needs write access" in replies(world, dashboard.number)[0]
+    assert not world.gh.ops("create_commit", "open_pull")
+    result = comment("octo-maintainer", Permission.WRITE, "d-2:1")
+    pull = purge_pull(world)
+    assert result.pr_number == pull.number and pull.title == "memshelf-bot: purge 2 episodes past retain_until"
+    assert replies(world, dashboard.number)[1].startswith(f"🚀 Opened pull request #{pull.number}")
+    assert not world.gh.ops("merge", "enable_auto_merge")
