@@ -28,16 +28,23 @@ class Expired:
     archived: bool
 
 
+def expired_of(ep: Episode, cutoff: str) -> Expired | None:
+    """The episode as expired on the day whose ISO date is `cutoff`, or None when it is kept."""
+    if ep.meta is None or "retain_until" not in ep.meta:
+        return None
+    until = row_text(ep, "retain_until").strip()
+    if not until or until >= cutoff:
+        return None
+    eid = row_text(ep, "id").strip() or ep.stem
+    return Expired(ep.path, eid, row_text(ep, "display_title").strip() or eid, until, ep.archived)
+
+
+def in_order(found: Iterable[Expired]) -> list[Expired]:
+    """Oldest `retain_until` first, then by path."""
+    return sorted(found, key=lambda e: (e.retain_until, e.path))
+
+
 def expired(episodes: Iterable[Episode], today: dt.date) -> list[Expired]:
     """The episodes whose `retain_until` has passed on `today`, oldest `retain_until` first."""
     cutoff = today.isoformat()
-    found = []
-    for ep in episodes:
-        if ep.meta is None or "retain_until" not in ep.meta:
-            continue
-        until = row_text(ep, "retain_until").strip()
-        if not until or until >= cutoff:
-            continue
-        eid = row_text(ep, "id").strip() or ep.stem
-        found.append(Expired(ep.path, eid, row_text(ep, "display_title").strip() or eid, until, ep.archived))
-    return sorted(found, key=lambda e: (e.retain_until, e.path))
+    return in_order(e for ep in episodes if (e := expired_of(ep, cutoff)) is not None)

@@ -91,19 +91,26 @@ def open_threads(ep: Episode) -> tuple[Thread, ...]:
     return tuple(out)
 
 
+def live_of(ep: Episode) -> LiveEpisode | None:
+    """The episode with its open threads, when it is live and has any; else None."""
+    if ep.archived:
+        return None
+    record, _ = record_of(ep)
+    if record is None or record.mode.strip() not in ("", "live"):
+        return None
+    threads = open_threads(ep)
+    if not threads:
+        return None
+    return LiveEpisode(ep.path, record.id, record.display_title.strip() or record.id, record.date, threads)
+
+
+def newest_first(found: Iterable[LiveEpisode]) -> list[LiveEpisode]:
+    """By date, newest first (dateless last), then by id."""
+    ordered = sorted(found, key=lambda e: e.id)
+    ordered.sort(key=lambda e: e.date, reverse=True)  # stable: ids stay ascending within a day
+    return ordered
+
+
 def live_threads(episodes: Iterable[Episode]) -> list[LiveEpisode]:
     """The live episodes that have open threads, newest first (dateless last), then by id."""
-    found = []
-    for ep in episodes:
-        if ep.archived:
-            continue
-        record, _ = record_of(ep)
-        if record is None or record.mode.strip() not in ("", "live"):
-            continue
-        threads = open_threads(ep)
-        if threads:
-            found.append(LiveEpisode(ep.path, record.id, record.display_title.strip() or record.id, record.date,
-                                     threads))
-    found.sort(key=lambda e: e.id)
-    found.sort(key=lambda e: e.date, reverse=True)  # stable: ids stay ascending within a day
-    return found
+    return newest_first(e for ep in episodes if (e := live_of(ep)) is not None)

@@ -7,10 +7,13 @@ import datetime as dt
 import re
 from pathlib import Path
 
+import pytest
+
 from bot.port import COMMENT_LIMIT
 from bot.report import markdown as md
-from bot.report.dashboard import Dashboard, Facts, Where, facts, last_render
+from bot.report.dashboard import Dashboard, Where, facts, last_render
 from memshelf_render.episode import Episode, parse
+from memshelf_render.glance import glance, glance_of
 from memshelf_render.redact import PolicyPack, mask
 from memshelf_render.retention import expired
 from memshelf_render.threads import live_threads, open_threads
@@ -71,7 +74,7 @@ def test_live_threads_are_the_docs_live_episodes_newest_first() -> None:
 def build(eps: list[Episode], *, pack: PolicyPack | None = None, render: str | None = "ab12cd34ef56",
           limit: int = COMMENT_LIMIT, pr: int | None = None) -> str:
     report = Report(Path("."), episodes=len(eps))
-    f = facts(eps, report, 1234, TODAY)
+    f = facts(glance_of(eps, TODAY), report, 1234)
     return Dashboard(f, WHERE, TODAY, lambda text: mask(text, pack)).body(render, pr, limit=limit)
 
 
@@ -167,8 +170,27 @@ def test_a_huge_thread_is_cut_and_the_expired_list_is_cut_too() -> None:
     assert re.search(r"… and [\d,]+ more episodes past `retain_until`", body)
 
 
-def test_facts_count_kinds_on_the_shelf_and_in_the_archive() -> None:
+def test_the_glance_counts_kinds_on_the_shelf_and_in_the_archive() -> None:
     eps = [episode("2026-01-01-a"), episode("2026-01-02-b", kind="topic", category="topics"),
            episode("2026-01-03-c", archived=True), episode("2026-01-04-d", kind="<b>weird</b>")]
-    f: Facts = facts(eps, Report(Path("."), episodes=4), 0, TODAY)
-    assert f.kinds == (("topic", 1, 0), ("session", 1, 1), ("other", 1, 0))
+    assert glance_of(eps, TODAY).kinds == (("topic", 1, 0), ("session", 1, 1), ("other", 1, 0))
+
+
+def test_the_glance_of_a_shelf_on_forked_workers_is_the_glance_of_its_parsed_episodes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memshelf_render.shelf import load_shelf
+    from tests.shelfgen import generate_shelf
+
+    generate_shelf(tmp_path / "s", seed=5, episodes=450, archive=40)
+    shelf, _ = load_shelf(tmp_path / "s")
+    assert shelf is not None
+    for ref in shelf.layout.episodes[::7]:  # some expired, on the shelf and in the archive
+        path = tmp_path / "s" / ref.path
+        path.write_text(path.read_text().replace("\nid: ", "\nretain_until: 2026-01-01\nid: ", 1))
+    shelf, _ = load_shelf(tmp_path / "s")
+    assert shelf is not None and len(shelf.layout.episodes) >= 400
+    monkeypatch.setenv("MEMSHELF_BOT_JOBS", "2")
+    forked = glance(shelf, TODAY)
+    monkeypatch.setenv("MEMSHELF_BOT_JOBS", "1")
+    assert glance(shelf, TODAY) == forked == glance_of(shelf.episodes, TODAY)
+    assert forked.live and forked.expired and any(e.archived for e in forked.expired)

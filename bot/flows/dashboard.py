@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as dt
 from enum import StrEnum
 
+from memshelf_render.glance import glance
 from memshelf_render.validate import Report
 
 from ..job import Job
@@ -81,7 +82,7 @@ def keep(job: Job, branch: str, *, main_sha: str, report: Report, standing: int,
         if shelf is None:  # the render loaded it a moment ago: only a race with a deleted tree gets here
             return None
         wanted = shelf.settings.dashboard
-        found = facts(shelf.episodes, report, standing, day) if wanted else None
+        found = facts(glance(shelf, day), report, standing) if wanted else None
     try:
         action, number = _update(job, branch, found, day, render_sha, render_pr)
     except PortError as exc:

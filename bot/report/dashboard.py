@@ -16,16 +16,15 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from urllib.parse import quote
 
 from memshelf_render import __version__
 from memshelf_render.check import repo_path
-from memshelf_render.episode import Episode
-from memshelf_render.retention import Expired, expired
-from memshelf_render.threads import LiveEpisode, live_threads
+from memshelf_render.glance import Glance
+from memshelf_render.retention import Expired
+from memshelf_render.threads import LiveEpisode
 from memshelf_render.validate import Report
 
 from ..port import COMMENT_LIMIT, Label
@@ -34,7 +33,6 @@ from .summary import VERDICT, plural
 
 TITLE = "Shelf dashboard"
 LABEL = Label("shelf:dashboard", "5319e7", "memshelf-bot keeps this issue: the shelf's health and open threads")
-KINDS = ("topic", "research", "session")
 _MARKER = "<!-- memshelf-bot:dashboard render={sha} -->"
 _MARKED = re.compile(r"\A<!-- memshelf-bot:dashboard render=([0-9a-f]{7,40})? -->")
 _ROOM = 400  # characters kept free below the limit for the "and N more" lines
@@ -44,27 +42,25 @@ TITLE_CHARS = 160  # titles, ids, dates
 
 @dataclass(frozen=True, slots=True)
 class Facts:
-    """What the dashboard shows, gathered from one rendered shelf."""
+    """What the dashboard shows: the rendered shelf's validation and standing cost, and its glance
+    (episodes by kind, open threads, expired episodes)."""
 
     verdict: str  # valid | violations | config-error
     counts: dict[str, int]  # findings per severity
-    episodes: int
-    kinds: tuple[tuple[str, int, int], ...]  # (kind, under the docs root, archived)
     standing: int  # tokens every session pays: INDEX and the digests
-    live: tuple[LiveEpisode, ...]  # with open threads, newest first
-    expired: tuple[Expired, ...]
+    glance: Glance
+
+    @property
+    def live(self) -> tuple[LiveEpisode, ...]:
+        return self.glance.live
+
+    @property
+    def expired(self) -> tuple[Expired, ...]:
+        return self.glance.expired
 
 
-def facts(episodes: Sequence[Episode], report: Report, standing: int, today: dt.date) -> Facts:
-    """The facts of a shelf's parsed episodes (docs and archive), its validation and its standing cost."""
-    docs: Counter[str] = Counter()
-    archived: Counter[str] = Counter()
-    for ep in episodes:
-        kind = ep.get("kind")
-        (archived if ep.archived else docs)[kind if kind in KINDS else "other"] += 1
-    kinds = tuple((k, docs[k], archived[k]) for k in (*KINDS, "other") if docs[k] or archived[k])
-    return Facts(report.verdict, report.counts, len(episodes), kinds, standing, tuple(live_threads(episodes)),
-                 tuple(expired(episodes, today)))
+def facts(glance: Glance, report: Report, standing: int) -> Facts:
+    return Facts(report.verdict, report.counts, standing, glance)
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,17 +96,18 @@ def _age(date: str, today: dt.date) -> str:
 
 
 def _fit(blocks: Iterable[list[str]], room: int) -> tuple[list[str], int]:
-    """Whole blocks while they fit in `room` characters; the lines and how many blocks were left out."""
+    """Whole blocks while they fit in `room` characters: their lines and how many there are. The
+    blocks are made one at a time, so those that do not fit are never masked or escaped."""
     out: list[str] = []
-    size = 0
-    blocks = list(blocks)
-    for n, block in enumerate(blocks):
+    size = shown = 0
+    for block in blocks:
         text = "\n".join(block)
         if size + len(text) + 1 > room:
-            return out, len(blocks) - n
+            break
         out += block
         size += len(text) + 1
-    return out, 0
+        shown += 1
+    return out, shown
 
 
 class Dashboard:
@@ -137,27 +134,26 @@ class Dashboard:
                  "memory shelf holds and what they left open. Set `dashboard: false` in `.memshelf-bot.yml` to "
                  "turn it off.", "",
                  "## Health", "",
-                 f"**{VERDICT.get(f.verdict, f.verdict)}** — {plural(f.episodes, 'episode')} · "
+                 f"**{VERDICT.get(f.verdict, f.verdict)}** — {plural(f.glance.episodes, 'episode')} · "
                  f"{plural(c.get('error', 0), 'error')} · {plural(c.get('warning', 0), 'warning')} · "
                  f"{plural(c.get('info', 0), 'note')}", "",
                  f"Standing cost: **{f.standing:,} tokens**, what every session pays to read INDEX and the "
                  "digests.", ""]
-        if f.kinds:
+        if f.glance.kinds:
             lines += ["| kind | on the shelf | archived |", "|---|---:|---:|",
-                      *(f"| {kind} | {docs:,} | {archived:,} |" for kind, docs, archived in f.kinds), ""]
+                      *(f"| {kind} | {docs:,} | {archived:,} |" for kind, docs, archived in f.glance.kinds), ""]
         return lines
 
-    def thread_blocks(self) -> list[list[str]]:
-        blocks = []
+    def thread_blocks(self) -> Iterator[list[str]]:
         for ep in self.facts.live:
             when = f"{md.code(ep.date)}, {_age(ep.date, self.today)}" if ep.date else "no date"
-            blocks.append([f"- {self.episode_link(ep.title, ep.path)} · {self.code(ep.id)} · {when}",
-                           *(f"  - {self.text(t.text)}" for t in ep.threads)])
-        return blocks
+            yield [f"- {self.episode_link(ep.title, ep.path)} · {self.code(ep.id)} · {when}",
+                   *(f"  - {self.text(t.text)}" for t in ep.threads)]
 
-    def expired_blocks(self) -> list[list[str]]:
-        return [[f"- {self.episode_link(e.title, e.path)} · {self.code(e.id)} · retained until "
-                 f"{self.code(e.retain_until)}{' (archived)' if e.archived else ''}"] for e in self.facts.expired]
+    def expired_blocks(self) -> Iterator[list[str]]:
+        for e in self.facts.expired:
+            yield [f"- {self.episode_link(e.title, e.path)} · {self.code(e.id)} · retained until "
+                   f"{self.code(e.retain_until)}{' (archived)' if e.archived else ''}"]
 
     def tail(self, render_sha: str | None, render_pr: int | None) -> list[str]:
         branch = md.code(self.where.branch)
@@ -188,11 +184,12 @@ class Dashboard:
                      else ["No episode is past its `retain_until`.", ""])
         fixed = "\n".join([*head, *thread_head, *gone_head, *gone_foot, *tail])
         room = limit - len(fixed) - _ROOM
-        gone, gone_cut = _fit(self.expired_blocks(), room // 2)
-        listed, cut = _fit(self.thread_blocks(), room - sum(len(line) + 1 for line in gone))
+        gone, gone_shown = _fit(self.expired_blocks(), room // 2)
+        listed, shown = _fit(self.thread_blocks(), room - sum(len(line) + 1 for line in gone))
+        cut, gone_cut = len(f.live) - shown, len(f.expired) - gone_shown
         more = []
         if cut:
-            left = f.live[len(f.live) - cut:]
+            left = f.live[shown:]
             more = ["", f"… and {plural(sum(len(ep.threads) for ep in left), 'more thread')} in "
                         f"{plural(cut, 'more episode')}, cut to fit GitHub's limit on an issue."]
         gone_more = ["", f"… and {plural(gone_cut, 'more episode')} past `retain_until`."] if gone_cut else []
