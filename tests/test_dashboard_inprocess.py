@@ -15,7 +15,7 @@ from bot.app.door import run_with
 from bot.app.reporter import AppReporter
 from bot.flows import render_main
 from bot.flows.result import FlowOutcome
-from bot.port import IssueState, Reason
+from bot.port import IssueState, PortError, Reason
 from bot.report.dashboard import LABEL, TITLE, last_render
 from bot.router import Route, route
 from memshelf_sandbox.actionrun import parse_commands
@@ -153,3 +153,13 @@ def test_the_apps_door_keeps_leaves_edits_and_closes_the_dashboard(world: World)
     assert number == issue.number and "Hostile \\<b\\>@\u200doctocat\\</b\\> #\u200d3" in (edit.body or "")
     pushed({".memshelf-bot.yml": "dashboard: false\n"}, "d-3:1")
     assert dashboards(world)[0].state is IssueState.CLOSED
+
+
+def test_issues_turned_off_are_said_once_and_a_transient_failure_is_raised(world: World) -> None:
+    world.gh.refuse("labeled_issues", Reason.INVALID, "Issues are disabled for this repo")
+    code, job = render(world)
+    assert code == 0 and "could not keep the Shelf dashboard issue: GitHub refused it" in job.reporter.summary_text()
+    world.commit("main", {UPS: episode("2026-09-22-ups-runtime")})
+    world.gh.refuse("labeled_issues", Reason.UNAVAILABLE, "GitHub answered 502 5 times")
+    with pytest.raises(PortError):
+        render_main.run(world.job(world.push_event("main", "", world.gh.branch_sha("main"))))

@@ -5,8 +5,8 @@ anyone else opened with that label is never touched): created when missing, edit
 text changes, reopened when it was closed, closed when `.memshelf-bot.yml` says `dashboard: false`
 (duplicates a race left are closed too). The facts come from the rendered commit of the default
 branch; the Markdown from `report/dashboard.py`. A token that may not write issues (the Action's
-`GITHUB_TOKEN` without `issues: write`) is not a failure: the run says so once, in a notice and a
-summary line, and the render's result stands.
+`GITHUB_TOKEN` without `issues: write`), or a repository with issues turned off, is not a failure:
+the run says so once, in a notice and a summary line, and the render's result stands.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from ..report import Level, Note
 from ..report.dashboard import LABEL, TITLE, Dashboard, Facts, Where, facts, last_render
 
 NO_PERMISSION = (Reason.READ_ONLY, Reason.FORBIDDEN)
+TRANSIENT = (Reason.UNAVAILABLE, Reason.RATE_LIMITED)  # raised: the job layer (the App) retries
 
 
 class DashboardAction(StrEnum):
@@ -33,6 +34,7 @@ class DashboardAction(StrEnum):
     CLOSED = "closed"
     OFF = "off"  # `dashboard: false` and no open dashboard
     READ_ONLY = "read-only"
+    REFUSED = "refused"  # another refusal, e.g. issues turned off for the repository
 
 
 SAID = {
@@ -44,6 +46,8 @@ SAID = {
     DashboardAction.OFF: "keeps no Shelf dashboard (`dashboard: false`)",
     DashboardAction.READ_ONLY: "could not keep the Shelf dashboard issue: the token may not write issues (give the "
                                "render job `issues: write`, or set `dashboard: false`)",
+    DashboardAction.REFUSED: "could not keep the Shelf dashboard issue: GitHub refused it (are issues turned "
+                             "off for the repository? `dashboard: false` stops asking)",
 }
 
 
@@ -86,9 +90,10 @@ def keep(job: Job, branch: str, *, main_sha: str, report: Report, standing: int,
     try:
         action, number = _update(job, branch, found, day, render_sha, render_pr)
     except PortError as exc:
-        if exc.reason not in NO_PERMISSION:
+        if exc.reason in TRANSIENT:
             raise
-        action, number = DashboardAction.READ_ONLY, 0
+        action = DashboardAction.READ_ONLY if exc.reason in NO_PERMISSION else DashboardAction.REFUSED
+        number = 0
         job.reporter.annotate(Note(Level.NOTICE, None, None, "memshelf-bot: no shelf dashboard",
                                    SAID[action] + f" ({exc.message})."))
     said = SAID[action].format(n=number)
