@@ -123,8 +123,11 @@ def run_with(route: Route, *, key: str, port: GitHubPort, reporter: AppReporter,
         except Exception as exc:
             why = reporter.clean(exc.message if isinstance(exc, PortError) else f"{type(exc).__name__}: {exc}")
             if check.run_id is not None and head:
-                check.complete(head, Conclusion.FAILURE, CheckOutput(title="memshelf-bot could not finish",
-                                                                     summary=fit(why)))
+                try:
+                    check.complete(head, Conclusion.FAILURE, CheckOutput(title="memshelf-bot could not finish",
+                                                                         summary=fit(why)))
+                except PortError as failed:  # GitHub still failing: the job's own error is the one to raise
+                    reporter.log(f"memshelf-bot: the check run was not completed ({failed.message})")
             if isinstance(exc, PortError) and exc.reason not in TRANSIENT:
                 return FlowResult(FlowOutcome.FAILED, detail=f"{route.flow}: {why}")  # running again changes nothing
             raise
