@@ -25,25 +25,19 @@ _NOTHING = frozenset({"none", "n/a", "na", "nothing", "nothing open", "no open t
 
 
 @dataclass(frozen=True, slots=True)
-class Thread:
-    text: str  # one line: the item's lines joined by single spaces
-    line: int  # 1-based line of the episode file where it starts
-
-
-@dataclass(frozen=True, slots=True)
 class LiveEpisode:
     path: str  # shelf-relative
     id: str
     title: str  # display_title, else the id
     date: str  # YYYY-MM-DD, or "" when the episode gives none
-    threads: tuple[Thread, ...]
+    threads: tuple[str, ...]  # each one line: an item's lines joined by single spaces
 
 
 def _is_thread(text: str) -> bool:
     return bool(text) and text.rstrip(".!").strip().lower() not in _NOTHING
 
 
-def _close(pending: list[str], start: int, out: list[Thread]) -> None:
+def _close(pending: list[str], out: list[str]) -> None:
     text = " ".join(" ".join(pending).split())
     task = _TASK.match(text)
     if task is not None:
@@ -51,17 +45,16 @@ def _close(pending: list[str], start: int, out: list[Thread]) -> None:
             return  # a checked task is done
         text = text[task.end():]
     if _is_thread(text):
-        out.append(Thread(text, start))
+        out.append(text)
 
 
-def open_threads(ep: Episode) -> tuple[Thread, ...]:
+def open_threads(ep: Episode) -> tuple[str, ...]:
     """The threads of the episode's `## Open threads` section (none when it has no such section)."""
     sec = ep.section(SECTION)
     if sec is None:
         return ()
-    out: list[Thread] = []
+    out: list[str] = []
     pending: list[str] = []
-    start = 0
     base: int | None = None  # the indent of the list's first item: deeper items are nested
     blank = False
     quoted = {i for first, last in ep.code_blocks for i in range(max(first, sec.start), min(last, sec.end))}
@@ -82,12 +75,12 @@ def open_threads(ep: Episode) -> tuple[Thread, ...]:
             text = line.strip()
         if new:
             if pending:
-                _close(pending, start, out)
-            pending, start = [], idx + 1
+                _close(pending, out)
+            pending = []
         pending.append(text)
         blank = False
     if pending:
-        _close(pending, start, out)
+        _close(pending, out)
     return tuple(out)
 
 

@@ -72,13 +72,13 @@ def is_dashboard(job: Job, number: int) -> bool:
 
 
 def keep(job: Job, branch: str, *, main_sha: str, report: Report, standing: int, render_sha: str,
-         render_pr: int | None, on: dt.date | None = None) -> DashboardAction | None:
+         render_pr: int | None) -> DashboardAction | None:
     """After a render of `branch` at `main_sha` (`render_sha`: the commit it made, '' for none;
     `render_pr`: where it waits when the branch is protected): bring the dashboard up to date.
     What was done, or None when `branch` is not the default branch (no dashboard for it)."""
     if branch != job.default_branch():
         return None
-    day = on or today()
+    day = today()
     local = job.workspace.local
     local.fetch(main_sha)
     with local.worktree(main_sha) as tree:

@@ -148,7 +148,7 @@ class Dashboard:
         for ep in self.facts.live:
             when = f"{md.code(ep.date)}, {_age(ep.date, self.today)}" if ep.date else "no date"
             yield [f"- {self.episode_link(ep.title, ep.path)} · {self.code(ep.id)} · {when}",
-                   *(f"  - {self.text(t.text)}" for t in ep.threads)]
+                   *(f"  - {self.text(thread)}" for thread in ep.threads)]
 
     def expired_blocks(self) -> Iterator[list[str]]:
         for e in self.facts.expired:
