@@ -181,3 +181,23 @@ def test_purge_through_the_apps_door_on_the_dashboard_issue(world: World) -> Non
     assert result.pr_number == pull.number and pull.title == "memshelf-bot: purge 2 episodes past retain_until"
     assert replies(world, dashboard.number)[1].startswith(f"🚀 Opened pull request #{pull.number}")
     assert not world.gh.ops("merge", "enable_auto_merge")
+
+
+def test_the_description_lists_every_episode_masked_and_escaped_within_the_limit() -> None:
+    import datetime as dt
+
+    from bot.report import purge as described
+    from memshelf_render.redact import mask
+    from memshelf_render.retention import Expired
+
+    secret = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
+    gone = [Expired(f"docs/topics/2020-01-{n % 28 + 1:02d}-e{n}.md", f"2020-01-01-e{n}",
+                    f"Title {n} | <b>@octocat</b> {secret}", "2021-01-01", n % 2 == 0) for n in range(3000)]
+    text = described.body(gone, branch="main", main_sha="a" * 40, day=dt.date(2026, 12, 3), asked_by="octo",
+                          asked_on=4, prefix="", clean=mask)
+    assert len(text) <= 65536 and secret not in text
+    rows = [line for line in text.split("\n") if line.startswith("| `2020")]
+    assert rows[0] == ("| `2020-01-01-e0` | Title 0 \\| \\<b\\>@\u200doctocat\\</b\\> «redacted:github-token» | "
+                       "`2021-01-01` | `docs/topics/2020-01-01-e0.md` (archived) |")
+    assert text.endswith(f"… and {3000 - len(rows):,} more episodes: this pull request's files list every one.")
+    assert described.title(gone) == "memshelf-bot: purge 3,000 episodes past retain_until"

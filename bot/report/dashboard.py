@@ -95,7 +95,7 @@ def _age(date: str, today: dt.date) -> str:
     return "today" if days == 0 else f"in {plural(-days, 'day')}" if days < 0 else f"{plural(days, 'day')} old"
 
 
-def _fit(blocks: Iterable[list[str]], room: int) -> tuple[list[str], int]:
+def fit_blocks(blocks: Iterable[list[str]], room: int) -> tuple[list[str], int]:
     """Whole blocks while they fit in `room` characters: their lines and how many there are. The
     blocks are made one at a time, so those that do not fit are never masked or escaped."""
     out: list[str] = []
@@ -184,8 +184,8 @@ class Dashboard:
                      else ["No episode is past its `retain_until`.", ""])
         fixed = "\n".join([*head, *thread_head, *gone_head, *gone_foot, *tail])
         room = limit - len(fixed) - _ROOM
-        gone, gone_shown = _fit(self.expired_blocks(), room // 2)
-        listed, shown = _fit(self.thread_blocks(), room - sum(len(line) + 1 for line in gone))
+        gone, gone_shown = fit_blocks(self.expired_blocks(), room // 2)
+        listed, shown = fit_blocks(self.thread_blocks(), room - sum(len(line) + 1 for line in gone))
         cut, gone_cut = len(f.live) - shown, len(f.expired) - gone_shown
         more = []
         if cut:

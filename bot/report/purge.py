@@ -15,7 +15,7 @@ from memshelf_render.retention import Expired
 
 from ..port import COMMENT_LIMIT
 from . import markdown as md
-from .dashboard import TITLE_CHARS, clip
+from .dashboard import TITLE_CHARS, clip, fit_blocks
 from .summary import plural
 
 _ROOM = 300
@@ -27,6 +27,8 @@ def title(gone: Sequence[Expired]) -> str:
 
 def body(gone: Sequence[Expired], *, branch: str, main_sha: str, day: dt.date, asked_by: str, asked_on: int,
          prefix: str, clean: Callable[[str], str], limit: int = COMMENT_LIMIT) -> str:
+    """The description: what merging deletes and why, then one table row per episode, within `limit`."""
+
     def cell(value: str) -> str:
         return md.text(clip(clean(value), TITLE_CHARS))
 
@@ -41,15 +43,9 @@ def body(gone: Sequence[Expired], *, branch: str, main_sha: str, day: dt.date, a
             "memshelf-bot never merges this pull request: a person decides. Commenting `/shelf purge` again updates "
             "it.", "",
             "| episode | title | retain_until | file |", "|---|---|---|---|"]
-    rows = [f"| {code(e.id)} | {cell(e.title)} | {code(e.retain_until)} | {code(repo_path(e.path, prefix))}"
-            f"{' (archived)' if e.archived else ''} |" for e in gone]
-    room = limit - len("\n".join(head)) - _ROOM
-    shown, size = [], 0
-    for row in rows:
-        if size + len(row) + 1 > room:
-            break
-        shown.append(row)
-        size += len(row) + 1
-    more = (["", f"… and {plural(len(rows) - len(shown), 'more episode')}: this pull request's files list every "
-                 "one."] if len(shown) < len(rows) else [])
+    rows = ([f"| {code(e.id)} | {cell(e.title)} | {code(e.retain_until)} | {code(repo_path(e.path, prefix))}"
+             f"{' (archived)' if e.archived else ''} |"] for e in gone)
+    shown, count = fit_blocks(rows, limit - len("\n".join(head)) - _ROOM)
+    more = (["", f"… and {plural(len(gone) - count, 'more episode')}: this pull request's files list every one."]
+            if count < len(gone) else [])
     return "\n".join([*head, *shown, *more])
