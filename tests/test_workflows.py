@@ -170,11 +170,3 @@ def test_the_scheduled_render_catches_up_and_is_then_a_no_op(harness: Harness) -
     assert "nothing to render" in again.summary
     assert harness.sb.store.ref("refs/heads/main") == rendered
 
-
-def test_the_render_job_may_keep_the_dashboard_and_purge_is_taken_on_the_dashboard_issue(
-        main_workflow: dict[str, Any]) -> None:
-    jobs = main_workflow["jobs"]
-    assert jobs["render"]["permissions"]["issues"] == "write"
-    command = jobs["shelf-command"]
-    assert "contains(github.event.issue.labels.*.name, 'shelf:dashboard')" in command["if"]
-    assert command["permissions"]["issues"] == "write" and command["permissions"]["contents"] == "write"
