@@ -169,4 +169,3 @@ def test_the_scheduled_render_catches_up_and_is_then_a_no_op(harness: Harness) -
     assert again.exit_code == 0 and again.outputs["changed"] == "0" and again.outputs["commit_sha"] == ""
     assert "nothing to render" in again.summary
     assert harness.sb.store.ref("refs/heads/main") == rendered
-
