@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from bot.app.identity import bot_login
+from bot.app.jobs import bot_login
 from memshelf_sandbox import Sandbox
 from memshelf_sandbox.app import App
 from memshelf_sandbox.demo import BAD_TEXT, GOOD_TEXT, _fixed

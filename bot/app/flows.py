@@ -21,7 +21,6 @@ from ..port import CheckOutput, CheckStatus, Conclusion, PortError, PullState
 from ..report.check_run import CHECK_NAME, CheckRunSink, fit
 from .auth import InstallationTokens
 from .config import AppConfig
-from .jobs import Job as Delivery
 from .reporter import AppReporter
 from .routing import Flow, Route
 from .workspace import clone_of, remote_url
@@ -109,21 +108,19 @@ class FlowHandler:
         self.config = config
         self.tokens = tokens
 
-    def __call__(self, delivery: Delivery) -> str:
-        route = delivery.route
-        token = delivery.token(PERMISSIONS[route.flow])
-        reporter = AppReporter(delivery.key)
+    def __call__(self, key: str, route: Route, login: str) -> str:
+        token = self.tokens.token(route.installation_id, route.repository, PERMISSIONS[route.flow]).token
+        reporter = AppReporter(key)
         reporter.add_secret(token)
-        port = PyGithubPort(token, self.config.github_url, route.repository, identity_login=delivery.login,
+        port = PyGithubPort(token, self.config.github_url, route.repository, identity_login=login,
                             notify=reporter.log)
         requests = RequestCounter(port.requester)
         try:
-            return self._run(delivery, port, reporter, token)
+            return self._run(route, port, reporter, token)
         finally:
             self.tokens.record(requests.count, requests.remaining)
 
-    def _run(self, delivery: Delivery, port: PyGithubPort, reporter: AppReporter, token: str) -> str:
-        route = delivery.route
+    def _run(self, route: Route, port: PyGithubPort, reporter: AppReporter, token: str) -> str:
         event = route.event
         if route.flow is Flow.CHECK_PR and event.kind is not EventKind.PULL_REQUEST:
             assert route.pull_number is not None

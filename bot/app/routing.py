@@ -7,6 +7,7 @@ everything else is the flow's business.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -112,3 +113,16 @@ def route(name: str, payload: Mapping[str, Any]) -> Route | None:
         return None
     flow, branch, number = decided
     return Route(flow, event, event.installation_id, branch, number)
+
+
+def encode_route(name: str, payload: Mapping[str, Any]) -> str:
+    """A routed delivery as a task argument."""
+    return json.dumps([name, payload], separators=(",", ":"))
+
+
+def decode_route(text: str) -> Route:
+    name, payload = json.loads(text)
+    routed = route(name, payload)
+    if routed is None:
+        raise ValueError("a task holds a delivery that routes nowhere")
+    return routed
