@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from github import Auth, GithubIntegration
 
-from bot.app.store import DeliveryState, delivery_key
+from bot.app.store import State, delivery_key
 from bot.app.store_sqlite import SqliteStore
 from memshelf_sandbox import Sandbox
 from memshelf_sandbox.app import App
@@ -93,7 +93,7 @@ def test_serve_lets_a_running_job_finish_within_the_grace_then_exits_0(stage: St
         held.release()
         serve.kill()
     record = SqliteStore(stage.data / "state.db").get(key)
-    assert record is not None and (record.state, record.runs) == (DeliveryState.SUCCEEDED, 1), record
+    assert record is not None and (record.state, record.runs) == (State.SUCCEEDED, 1), record
     events = [line.get("event") for line in serve.log_objects()]
     assert events.index("stopping") < events.index("job.finished") < events.index("stopped")
     assert main_is_rendered(stage.bare, ["2026-10-10-grace"]) == []
@@ -111,12 +111,12 @@ def test_a_job_longer_than_the_grace_is_left_unfinished_and_runs_again_at_the_ne
         held_mid_job(held)
         assert sigterm(worker) == 0, "\n".join(worker.lines[-20:])
         record = store.get(key)
-        assert record is not None and record.state is DeliveryState.RUNNING, record  # recorded unfinished
+        assert record is not None and record.state is State.RUNNING, record  # recorded unfinished
         assert render_commits(stage.bare) == []
         restarted = start(["worker", "--workers", "1", *stage.common()], stage.env, stage.data.parent)
         wait_handled(store, {key}, timeout=90)
         record = store.get(key)
-        assert record is not None and (record.state, record.runs) == (DeliveryState.SUCCEEDED, 2), record
+        assert record is not None and (record.state, record.runs) == (State.SUCCEEDED, 2), record
     finally:
         held.release()
         for proc in (restarted, serve):

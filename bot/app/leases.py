@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from .logs import log
 from .store import State, Store
 
-LEASE = float(os.environ.get("MEMSHELF_BOT_LEASE_SECONDS", "30"))  # a lease's life without a heartbeat
+LEASE_SECONDS = "MEMSHELF_BOT_LEASE_SECONDS"
+LEASE = float(os.environ.get(LEASE_SECONDS, "30"))  # a lease's life without a heartbeat
 PERSIST_FOR = 900.0  # seconds a worker keeps trying to record an outcome while the store is away
 _worker: tuple[int, str] | None = None
 

@@ -53,6 +53,7 @@ class Record:
     received_at: float
     started_at: float | None = None
     finished_at: float | None = None
+    runs: int = 0  # jobs started for it (a lapsed lease's job runs again)
     detail: str = ""
 
     @property

@@ -36,6 +36,7 @@ local state = redis.call('HGET', KEYS[1], 'state')
 if state ~= 'received' and state ~= 'queued' then return 0 end
 redis.call('HSET', KEYS[1], 'state', 'running', 'started_at', ARGV[5])
 redis.call('HDEL', KEYS[1], 'finished_at')
+redis.call('HINCRBY', KEYS[1], 'runs', 1)
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
 redis.call('HSET', KEYS[4], ARGV[1], ARGV[4])
@@ -116,7 +117,7 @@ def _record(key: str, raw: dict[bytes, bytes]) -> Record:
                   received_at=float(values.get("received_at", 0)),
                   started_at=float(values["started_at"]) if values.get("started_at") else None,
                   finished_at=float(values["finished_at"]) if values.get("finished_at") else None,
-                  detail=values.get("detail", ""))
+                  runs=int(values.get("runs", 0)), detail=values.get("detail", ""))
 
 
 class RedisStore:

@@ -21,7 +21,7 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS deliveries (
     key TEXT PRIMARY KEY, event TEXT NOT NULL, action TEXT NOT NULL, repository TEXT NOT NULL,
     state TEXT NOT NULL, received_at REAL NOT NULL, started_at REAL, finished_at REAL,
-    detail TEXT NOT NULL DEFAULT '');
+    runs INTEGER NOT NULL DEFAULT 0, detail TEXT NOT NULL DEFAULT '');
 CREATE INDEX IF NOT EXISTS deliveries_received ON deliveries (received_at);
 CREATE TABLE IF NOT EXISTS leases (key TEXT PRIMARY KEY, worker TEXT NOT NULL, until REAL NOT NULL,
     task TEXT NOT NULL);
@@ -32,7 +32,8 @@ CREATE TABLE IF NOT EXISTS pending (lock TEXT NOT NULL, key TEXT NOT NULL, PRIMA
 CREATE TABLE IF NOT EXISTS seen (grp TEXT NOT NULL, member TEXT NOT NULL, PRIMARY KEY (grp, member));
 CREATE TABLE IF NOT EXISTS kv (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
-COLUMNS = ("key", "event", "action", "repository", "state", "received_at", "started_at", "finished_at", "detail")
+COLUMNS = ("key", "event", "action", "repository", "state", "received_at", "started_at", "finished_at", "runs",
+           "detail")
 SELECT = f"SELECT {', '.join(COLUMNS)} FROM deliveries"
 UNFINISHED = tuple(s.value for s in State if not s.final)
 
@@ -101,8 +102,8 @@ class SqliteStore:
 
     def start(self, key: str, worker: str, until: float, task: str, now: float) -> bool:
         with self._tx() as conn:
-            if conn.execute("UPDATE deliveries SET state = ?, started_at = ?, finished_at = NULL "
-                            "WHERE key = ? AND state IN (?, ?)",
+            if conn.execute("UPDATE deliveries SET state = ?, started_at = ?, finished_at = NULL, "
+                            "runs = runs + 1 WHERE key = ? AND state IN (?, ?)",
                             (State.RUNNING, now, key, State.RECEIVED, State.QUEUED)).rowcount != 1:
                 return False
             conn.execute("INSERT OR REPLACE INTO leases VALUES (?, ?, ?, ?)", (key, worker, until, task))
