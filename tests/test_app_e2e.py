@@ -158,7 +158,7 @@ def test_the_loop_driven_by_webhooks_into_serve(world: tuple[Sandbox, Proc], tmp
     metrics = get(serve.admin + "/metrics")[1].decode()
     calls = [line for line in metrics.splitlines() if line.startswith("memshelf_bot_github_api_calls_total{")]
     assert calls and float(calls[0].rsplit(" ", 1)[1]) > 30, calls
-    assert 'memshelf_bot_jobs_total{flow="push",outcome="succeeded"}' in metrics
+    assert 'memshelf_bot_jobs_total{event="push",flow="render",outcome="succeeded"}' in metrics
     status, page = get(serve.admin + "/")
     assert status == 200 and b"homelab/shelf" in page and b"ignored: caused by the App itself" in page
     assert SECRET not in page and b"ghs_" not in page

@@ -98,7 +98,8 @@ def test_two_servers_three_workers_on_redis(stage: Stage, redis_url: str, tmp_pa
         records = {k: store.get(k) for k in keys}
         assert {r.state for r in records.values() if r} == {State.SUCCEEDED}, \
             {k: r.detail for k, r in records.items() if r and r.state is not State.SUCCEEDED}
-        assert all(r is not None and r.runs == 1 for r in records.values()), "a delivery ran twice"
+        # a push settled by a render already running never starts a job of its own (runs 0)
+        assert all(r is not None and r.runs <= 1 for r in records.values()), "a delivery ran twice"
     finally:
         for proc in reversed(procs):
             code = proc.stop()
