@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from bot.app import jobs
+from bot.app.jobs import open_backend
 from bot.app.process import QuietQueue, requeueing
-from bot.app.store import State, delivery_key, open_backend
+from bot.app.store import State, delivery_key
 from bot.app.wsgi import WebhookApp
 from tests.app_helpers import SECRET, call, delivery_headers, pull_payload, write_key
 from tests.app_procs import app_env, get, start

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from waitress.server import create_server
 
-from bot.app.store import Record, State, open_backend
+from bot.app.jobs import open_backend
+from bot.app.store import Record, State
 from bot.app.wsgi import AdminApp
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

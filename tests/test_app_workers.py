@@ -11,9 +11,11 @@ import time
 from pathlib import Path
 
 from bot.app import jobs
+from bot.app.jobs import open_backend
 from bot.app.process import start_consumer, stop_consumer
-from bot.app.routing import encode_route
-from bot.app.store import Record, State, open_backend
+from bot.app.store import Record, State
+from bot.events import Event
+from bot.router import route
 from memshelf_render import parallel
 from tests.app_helpers import pull_payload
 
@@ -44,7 +46,9 @@ def run_forking_job(data_dir: Path) -> None:
     jobs.install(runtime)
     key = "1:fork"
     assert backend.store.claim(Record(key, "pull_request", "opened", "shelf/one", State.RECEIVED, time.time()))
-    runtime.enqueue(key, encode_route("pull_request", json.loads(pull_payload())))
+    routed = route(Event.from_payload("pull_request", json.loads(pull_payload())))
+    assert routed is not None
+    runtime.enqueue(key, routed.to_json())
     consumer = start_consumer(runtime, 1)
     try:
         deadline = time.monotonic() + 60

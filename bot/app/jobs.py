@@ -12,21 +12,24 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import requests
-from huey import crontab
+from huey import Huey, RedisHuey, SqliteHuey, crontab
 from huey.api import Task, TaskWrapper
 from huey.exceptions import RetryTask
 
 from memshelf_render.redact import mask
 
+from ..router import Route
 from . import metrics
 from .auth import InstallationTokens, TokenError
 from .leases import LEASE, Lease, Settled, coalesce, persist, requeue_lapsed, worker_id
 from .logs import cap, log
-from .routing import Route, decode_route
-from .store import Backend, State, Store
+from .store import State, Store
+from .store_sqlite import SqliteStore
 
+NAME = "memshelf-bot"
 RETRIES = 3  # huey's retries after the first attempt, for transient failures
 RETRY_DELAY = 5.0  # seconds before the first retry; ×4 for each next one, jittered ±20 %
 TRANSIENT_REASONS = frozenset({"rate-limited", "unavailable"})
@@ -35,6 +38,36 @@ SWEEP_TASK = "memshelf_bot.sweep"
 SWEEP_MINUTES = 5
 SWEEP_LOCK = "redelivery-sweep"
 SLUG_KEY = "app-slug"
+
+@dataclass
+class Backend:
+    huey: Huey
+    store: Store
+
+    def depth(self) -> int:
+        return int(self.huey.pending_count())
+
+    def healthy(self) -> bool:
+        """Both the queue and the store answer."""
+        try:
+            self.huey.pending_count()
+        except Exception:  # a backend down raises its own error type (sqlite3, redis)
+            return False
+        return self.store.ping()
+
+
+def open_backend(data_dir: Path | None, redis_url: str | None) -> Backend:
+    """huey on SQLite in `data_dir` (one machine) or on Redis (any number of machines)."""
+    if redis_url:
+        from .store_redis import RedisStore
+
+        return Backend(RedisHuey(NAME, url=redis_url, results=False), RedisStore(redis_url))
+    if data_dir is None:
+        raise ValueError("a data directory or a Redis URL is required")
+    data_dir.mkdir(parents=True, exist_ok=True)
+    return Backend(SqliteHuey(NAME, filename=str(data_dir / "queue.db"), results=False),
+                   SqliteStore(data_dir / "state.db"))
+
 
 # runs the routed flow for one delivery; returns a short detail, raises on failure
 Handler = Callable[[str, Route, str], str]
@@ -152,7 +185,7 @@ def run_job(key: str, routed: str, task: Task | None = None) -> None:
     """The task: run one routed delivery (a no-op when it already ran or is running elsewhere)."""
     runtime = current()
     store = runtime.backend.store
-    route = decode_route(routed)
+    route = Route.from_json(routed)
     worker, started = worker_id(), time.time()
     if not store.start(key, worker, started + runtime.lease, json.dumps([key, routed]), started):
         log("job.skipped", delivery=cap(key))
@@ -179,7 +212,7 @@ def run_job(key: str, routed: str, task: Task | None = None) -> None:
     finished = time.time()
     outcome = own.state.value if own is not None else State.COALESCED.value
     metrics.observe_job(store, str(route.flow), route.event.name, outcome, finished - started)
-    metrics.count_api_calls(store, route.installation_id, runtime.tokens.calls - calls_before,
+    metrics.count_api_calls(store, route.installation_id or 0, runtime.tokens.calls - calls_before,
                             runtime.tokens.rate_remaining)
     for s in settled:
         log("job.finished", delivery=cap(key), settled=len(s.keys), outcome=s.state, detail=s.detail[:200],

@@ -19,13 +19,13 @@ from typing import Any
 from huey import Huey
 from huey.consumer import Consumer, ProcessEnvironment
 
+from ..router import Route
 from . import jobs
 from .auth import InstallationTokens
 from .config import AppConfig, ConfigError, load_config
+from .jobs import Backend, open_backend
 from .logs import log
 from .options import DEFAULT_DATA_DIR, DEFAULT_GRACE
-from .routing import Route
-from .store import Backend, open_backend
 
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
@@ -51,19 +51,22 @@ def backend_for(args: argparse.Namespace) -> Backend:
 
 
 class Flows:
-    """The flow handler, imported at the first job (in the worker that runs it): the flows pull in
-    the core and git, which the webhook server itself never needs."""
+    """The job handler: the App's door runs the routed flow (imported at the first job, in the
+    worker that runs it: the door pulls in the adapter and git, which the webhook server never
+    needs). The same key on every run, so a re-run job finds its own check run."""
 
     def __init__(self, config: AppConfig, tokens: InstallationTokens) -> None:
         self.config, self.tokens = config, tokens
-        self._handler: jobs.Handler | None = None
 
     def __call__(self, key: str, route: Route, login: str) -> str:
-        if self._handler is None:
-            from .flows import FlowHandler
+        from ..flows.result import FlowOutcome
+        from .door import run_route
 
-            self._handler = FlowHandler(self.config, self.tokens)
-        return self._handler(key, route, login)
+        result = run_route(route, key=key, config=self.config, tokens=self.tokens, login=login)
+        detail = f"{route.flow}: {result.outcome}" + (f": {result.detail}" if result.detail else "")
+        if result.outcome is FlowOutcome.FAILED:
+            raise jobs.FlowFailed(detail)
+        return detail
 
 
 def runtime_for(config: AppConfig, backend: Backend) -> jobs.Runtime:

@@ -4,7 +4,7 @@ of running jobs, render locks and their pending deliveries, the metrics.
 
 `serve` replicas and workers are separate processes (on Redis, separate machines), so each
 decision is one atomic step in the backend. Two backends: `SqliteStore` (in --data-dir, next to
-the SQLite queue) and `RedisStore`; `open_backend` pairs each with its huey.
+the SQLite queue) and `RedisStore`; `jobs.open_backend` pairs each with its huey.
 """
 
 from __future__ import annotations
@@ -12,12 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from pathlib import Path
 from typing import Protocol
 
-from huey import Huey, RedisHuey, SqliteHuey
-
-NAME = "memshelf-bot"
 RECENT = 200  # records kept for the status page
 UNQUEUED_AFTER = 60.0  # seconds after which a record whose enqueue never confirmed may be claimed again
 Labels = tuple[tuple[str, str], ...]
@@ -141,35 +137,3 @@ class Store(Protocol):
     def get_value(self, name: str) -> str | None: ...
 
     def set_value(self, name: str, value: str) -> None: ...
-
-
-@dataclass
-class Backend:
-    huey: Huey
-    store: Store
-
-    def depth(self) -> int:
-        return int(self.huey.pending_count())
-
-    def healthy(self) -> bool:
-        """Both the queue and the store answer."""
-        try:
-            self.huey.pending_count()
-        except Exception:  # a backend down raises its own error type (sqlite3, redis)
-            return False
-        return self.store.ping()
-
-
-def open_backend(data_dir: Path | None, redis_url: str | None) -> Backend:
-    """huey on SQLite in `data_dir` (one machine) or on Redis (any number of machines)."""
-    if redis_url:
-        from .store_redis import RedisStore
-
-        return Backend(RedisHuey(NAME, url=redis_url, results=False), RedisStore(redis_url))
-    if data_dir is None:
-        raise ValueError("a data directory or a Redis URL is required")
-    from .store_sqlite import SqliteStore
-
-    data_dir.mkdir(parents=True, exist_ok=True)
-    return Backend(SqliteHuey(NAME, filename=str(data_dir / "queue.db"), results=False),
-                   SqliteStore(data_dir / "state.db"))

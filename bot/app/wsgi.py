@@ -20,9 +20,10 @@ from typing import Any
 
 from memshelf_render.redact import mask
 
+from ..events import Event
+from ..router import route
 from . import metrics
 from .logs import cap, log
-from .routing import encode_route, route
 from .signature import verify
 from .status_page import render_status
 from .store import Record, State, Store, delivery_key
@@ -88,15 +89,15 @@ class WebhookApp:
             payload = json.loads(body)
         except ValueError:
             return _reply(start_response, 400, {"error": "the body is not JSON"})
-        routed = route(event, payload) if isinstance(payload, dict) else None
-        if routed is None:
+        routed = route(Event.from_payload(event, payload)) if isinstance(payload, dict) else None
+        if routed is None or routed.installation_id is None:  # the App acts only on its installations' events
             metrics.count_delivery(self.store, label, "ignored")
             return _reply(start_response, 202, {"status": "ignored"})
         key = delivery_key(guid, hook)
         action = str(payload.get("action") or "")
         record = Record(key, event, action, routed.repository, State.RECEIVED, self.clock())
         try:
-            return self._enqueue(start_response, record, routed.lock, encode_route(event, payload), label,
+            return self._enqueue(start_response, record, routed.lock, routed.to_json(), label,
                                  routed.flow, routed.branch)
         except Exception as exc:  # the queue or the store is down (its backend's own error type)
             metrics.count_delivery(self.store, label, "unqueued")
