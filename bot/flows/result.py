@@ -15,6 +15,8 @@ from memshelf_render.check import Verdict
 
 from ..report import Posted, SinkName, SinkResult
 
+DETAIL_LIMIT = 300  # characters of `detail`: a line for a log or the status page, not a report
+
 
 class FlowOutcome(StrEnum):
     DONE = "done"
@@ -37,6 +39,10 @@ class FlowResult:
     posted: tuple[SinkResult, ...] = ()
     detail: str = ""  # one masked line for logs and the status page
     judged: bool = True  # the verdict is the flow's own judgement (a command's check of its new head is not)
+
+    def __post_init__(self) -> None:
+        if len(self.detail) > DETAIL_LIMIT:
+            object.__setattr__(self, "detail", self.detail[:DETAIL_LIMIT - 1] + "…")
 
     @property
     def sarif_file(self) -> str:
