@@ -103,7 +103,7 @@ def ack_latency(data_dir: Path, redis_url: str | None, deliveries: int, concurre
         with ThreadPoolExecutor(concurrency) as pool:
             times = sorted(pool.map(lambda i: post(url, payload(i + 1, f"bench/r{i % 10}")), range(deliveries)))
     finally:
-        server.terminate()
+        server.kill()  # not terminate: a handler in the server process may catch SIGTERM
         server.join(10)
     q = statistics.quantiles(times, n=100)
     return {"p50_ms": q[49] * 1000, "p99_ms": q[98] * 1000, "max_ms": times[-1] * 1000}

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import argparse
-import ctypes
 import logging
 import os
 import signal
@@ -19,6 +18,8 @@ from typing import Any
 from huey import Huey
 from huey.consumer import Consumer, ProcessEnvironment
 
+from memshelf_render.parallel import die_with
+
 from ..router import Route
 from . import jobs
 from .auth import InstallationTokens
@@ -26,8 +27,6 @@ from .config import AppConfig, ConfigError, load_config
 from .jobs import Backend, open_backend
 from .logs import log
 from .options import DEFAULT_DATA_DIR, DEFAULT_GRACE
-
-PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
 def configure(args: argparse.Namespace, command: str, min_workers: int) -> AppConfig | None:
@@ -109,16 +108,10 @@ class QuietQueue:
         return self._guard(lambda: self._read_schedule(timestamp), [])
 
 
-def _die_with(parent: int) -> None:
-    """In a job process: die when the worker that forked it dies — at once on Linux (the kernel's
-    parent-death signal), else within a second (a watch on the parent pid)."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    except (OSError, AttributeError):  # not Linux: the watch alone
-        pass
-    if os.getppid() != parent:  # it died before the signal was armed
-        os._exit(1)
+def _tied_to(parent: int) -> None:
+    """In a job process: die when the worker that forked it dies — at once on Linux (the core's
+    `die_with`: the kernel's parent-death signal), else within a second (a watch on the parent)."""
+    die_with(parent)
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -136,7 +129,7 @@ class _Workers(ProcessEnvironment):
         parent = os.getpid()
 
         def run() -> None:
-            _die_with(parent)
+            _tied_to(parent)
             runnable()
 
         process = super().create_process(run, name)
