@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from huey.exceptions import RetryTask
 
-from bot.app import jobs, leases, metrics
+from bot.app import jobs, metrics
 from bot.app.auth import TokenError
 from bot.app.jobs import open_backend
 from bot.app.signature import sign, verify
@@ -339,11 +339,28 @@ def test_the_redelivery_sweep_runs_once_per_cluster(world: World, monkeypatch: p
     from bot.app import redeliver
 
     swept: list[str] = []
-    monkeypatch.setattr(redeliver, "redeliver_failed", lambda tokens, store: swept.append(leases.worker_id()))
+    monkeypatch.setattr(redeliver, "redeliver_failed", lambda tokens, store: swept.append("swept"))
     for consumer in range(4):  # four consumers' schedulers each enqueue the periodic task
-        monkeypatch.setattr(leases, "_worker", (0, f"consumer-{consumer}"))
+        monkeypatch.setattr(jobs, "worker_id", lambda n=consumer: f"consumer-{n}")
         jobs.sweep()
-    assert len(swept) == 1
+    assert swept == ["swept"]
+
+
+class NoSlug(FakeTokens):
+    def app_slug(self) -> str:
+        raise TokenError("GET /app failed (HTTP 502)", 502)
+
+
+def test_a_failure_outside_the_flow_on_the_last_attempt_fails_the_delivery(world: World) -> None:
+    world.runtime.tokens = NoSlug()  # type: ignore[assignment]
+    _, key = world.post("pull_request", pull_payload(), guid="g-last")
+    (_, routed, task), = world.queue
+    world.queue.clear()
+    task.retries = 0  # huey has no retry left for it
+    jobs.run_job(key, routed, task)  # type: ignore[arg-type]
+    record = world.backend.store.get(key)
+    assert record is not None and record.state is State.FAILED and "HTTP 502" in record.detail
+    assert world.handler.ran == []
 
 
 def test_header_values_are_capped_and_escaped_in_logs(world: World, caplog: pytest.LogCaptureFixture) -> None:

@@ -197,16 +197,19 @@ def run_job(key: str, routed: str, task: Task | None = None) -> None:
     try:
         with Lease(store, key, runtime.lease) as lease:
             settled = _execute(runtime, key, route, lease, may_retry=retries_left > 0)
-    except Exception as exc:  # transient, with a retry left: huey runs it again after the delay
-        assert task is not None
-        delay = RETRY_DELAY * 4 ** (attempt - 1) * random.uniform(0.8, 1.2)
-        detail = f"attempt {attempt} failed ({type(exc).__name__}); retrying"
-        # the lease stays until just after the retry is due, so a retry lost with the queue runs anyway
-        persist(lambda: store.park(key, State.QUEUED, detail, worker, hold=time.time() + delay + runtime.lease))
-        log("job.retry", logging.WARNING, delivery=cap(key), attempt=attempt, delay=round(delay, 1),
-            error=type(exc).__name__)
-        task.retries -= 1  # huey's RetryTask gives the retry back; this attempt used one
-        raise RetryTask(delay=delay) from None
+    except Exception as exc:  # transient (or the store): huey runs it again after the delay, while it may
+        if task is None or task.retries <= 0:
+            settled = [Settled((key,), State.FAILED, describe(exc))]
+            persist(lambda: store.finish([key], State.FAILED, settled[0].detail, time.time()))
+        else:
+            delay = RETRY_DELAY * 4 ** (attempt - 1) * random.uniform(0.8, 1.2)
+            detail = f"attempt {attempt} failed ({type(exc).__name__}); retrying"
+            # the lease stays until just after the retry is due, so a retry lost with the queue runs anyway
+            persist(lambda: store.park(key, State.QUEUED, detail, worker, hold=time.time() + delay + runtime.lease))
+            log("job.retry", logging.WARNING, delivery=cap(key), attempt=attempt, delay=round(delay, 1),
+                error=type(exc).__name__)
+            task.retries -= 1  # huey's RetryTask gives the retry back; this attempt used one
+            raise RetryTask(delay=delay) from None
     own = next((s for s in settled if key in s.keys), None)
     persist(lambda: store.park(key, State.COALESCED, "folded into the render in progress", worker))
     finished = time.time()
