@@ -11,6 +11,10 @@ Renders of one repository+branch are serialized by a lock and coalesced: each re
 joins the lock's pending set (at the front door and again when its job starts), and the lock
 holder renders once for every pending delivery and records THAT render's outcome on each of them
 — a failed render fails them all, and each stays redeliverable.
+
+huey's own locks (`lock_task`) do not fit either: they expire only on Redis 7.4+ (SQLite has no
+TTL), so a worker killed while holding one would hold it for good; these locks lapse with the
+lease of the job that holds them.
 """
 
 from __future__ import annotations

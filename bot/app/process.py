@@ -49,7 +49,7 @@ def backend_for(args: argparse.Namespace) -> Backend:
     return open_backend(args.data_dir or Path(DEFAULT_DATA_DIR), args.redis)
 
 
-class Flows:
+class DoorHandler:
     """The job handler: the App's door runs the routed flow (imported at the first job, in the
     worker that runs it: the door pulls in the adapter and git, which the webhook server never
     needs). The same key on every run, so a re-run job finds its own check run."""
@@ -70,7 +70,7 @@ class Flows:
 
 def runtime_for(config: AppConfig, backend: Backend) -> jobs.Runtime:
     tokens = InstallationTokens(config)
-    runtime = jobs.Runtime(backend, tokens, Flows(config, tokens))
+    runtime = jobs.Runtime(backend, tokens, DoorHandler(config, tokens))
     jobs.register(runtime)
     jobs.install(runtime)
     return runtime
