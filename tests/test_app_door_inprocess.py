@@ -15,7 +15,7 @@ from bot.app.reporter import AppReporter
 from bot.events import Event, EventKind
 from bot.flows.render_main import RENDER_BRANCH
 from bot.flows.result import FlowOutcome
-from bot.port import CheckStatus, Conclusion, RefUpdate
+from bot.port import CheckStatus, Conclusion, PortError, Reason, RefUpdate
 from bot.report import Posted, SinkName
 from bot.report.check_run import CHECK_NAME
 from bot.router import FlowName, Route, route
@@ -119,3 +119,17 @@ def test_a_merge_group_is_checked_on_its_head_with_a_check_run_and_a_status(worl
     [(sha, status)] = world.gh.statuses
     assert sha == head and status.state.value == "failure"
     assert not world.gh.comments_on and not world.gh.reviews  # no pull request to talk to
+
+
+def test_a_refusal_ends_the_started_check_run_and_only_a_transient_one_raises(world: World) -> None:
+    world.commit("night-shift/nas", {NAS: FIXABLE}, base="main")
+    pull = world.gh.add_pull("night-shift/nas")
+    world.gh.refuse("pull_files", Reason.NOT_FOUND)
+    result, _ = through_the_door(world, world.pr_event(pull), key="k-1:1")
+    assert result.outcome is FlowOutcome.FAILED and result.detail.startswith("check-pr: pull_files: refused")
+    [run] = runs(world)
+    assert (run.status, run.conclusion) == (CheckStatus.COMPLETED, Conclusion.FAILURE)
+    world.gh.refuse("pull_files", Reason.UNAVAILABLE)
+    with pytest.raises(PortError) as raised:
+        through_the_door(world, world.pr_event(pull), key="k-1:1")
+    assert raised.value.reason is Reason.UNAVAILABLE and len(runs(world)) == 1  # the same run, failed again

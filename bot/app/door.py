@@ -7,8 +7,10 @@ job's key, so a job run again finds and updates its own check run instead of mak
 the sticky comment, and review comments with the suggestions. The App never marks its port
 read-only: its token may write on a fork's pull request too. The flow's result becomes the
 completed check run: a check completes it itself; a render's or a command's result is written into
-one here. Transient failures (GitHub unavailable or rate-limiting, a refused token) raise, for the
-job layer to retry; a flow that failed returns a result that says so.
+one here. Transient failures (GitHub unavailable or rate-limiting, a refused token, git) raise, for
+the job layer to retry; a flow that failed, or a refusal of GitHub's that a retry would meet again
+(not found, forbidden, invalid), returns a failed result; either way a check run the door started
+is completed as a failure first.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ PERMISSIONS: Mapping[FlowName, Mapping[str, str]] = {
                        "checks": WRITE, "statuses": WRITE},
 }
 STARTED_BY_THE_DOOR = (EventKind.PULL_REQUEST, EventKind.MERGE_GROUP)  # in progress before the work
+TRANSIENT = (Reason.UNAVAILABLE, Reason.RATE_LIMITED)  # raised, for the job layer to retry
 
 
 def commit_of(route: Route) -> str | None:
@@ -117,10 +120,15 @@ def run_with(route: Route, *, key: str, port: GitHubPort, reporter: AppReporter,
         try:
             result = runner(route.flow)(job)
         except Exception as exc:
+            why = reporter.clean(exc.message if isinstance(exc, PortError) else f"{type(exc).__name__}: {exc}")
             if check.run_id is not None and head:
-                why = exc.message if isinstance(exc, PortError) else f"{type(exc).__name__}: {exc}"
-                check.complete(head, Conclusion.FAILURE, CheckOutput(
-                    title="memshelf-bot could not finish", summary=fit(reporter.clean(why))))
+                try:
+                    check.complete(head, Conclusion.FAILURE, CheckOutput(title="memshelf-bot could not finish",
+                                                                         summary=fit(why)))
+                except PortError as failed:  # GitHub still failing: the job's own error is the one to raise
+                    reporter.log(f"memshelf-bot: the check run was not completed ({failed.message})")
+            if isinstance(exc, PortError) and exc.reason not in TRANSIENT:
+                return FlowResult(FlowOutcome.FAILED, detail=f"{route.flow}: {why}")  # running again changes nothing
             raise
         finally:
             workspace.close()

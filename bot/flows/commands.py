@@ -133,8 +133,7 @@ def run(job: Job) -> FlowResult:
         return request.answered(f"answered an unknown command, /shelf {name}")
     if known.needs_write and not _writer(request, pull):
         return request.answered(f"refused /shelf {name} from {request.login} (no write access)")
-    result: FlowResult = known.handler(request, pull)
-    return result
+    return known.handler(request, pull)
 
 
 def _writer(request: Request, pull: PullRequest) -> bool:
