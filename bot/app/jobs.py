@@ -168,7 +168,7 @@ def _execute(runtime: Runtime, key: str, route: Route, lease: Lease, may_retry: 
         settled = Settled((key,), State.SUCCEEDED, "ignored: caused by the App itself")
     elif route.lock is not None:
         store.add_pending(route.lock, key)  # again: a redelivery or a rerun after a crash
-        return coalesce(store, route.lock, lease, flow, failed).settled
+        return coalesce(store, route.lock, lease, flow, failed)
     else:
         try:
             settled = Settled((key,), State.SUCCEEDED, flow())

@@ -25,7 +25,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .logs import log
 from .store import State, Store
@@ -102,16 +102,6 @@ class Settled:
     detail: str
 
 
-@dataclass
-class Coalesced:
-    """What `coalesce` did: the renders this job ran (each with the deliveries it settled)."""
-
-    settled: list[Settled] = field(default_factory=list)
-
-    def covers(self, key: str) -> bool:
-        return any(key in s.keys for s in self.settled)
-
-
 def _settle(store: Store, lock: str, outcome: Settled) -> None:
     """Record a render's outcome on every delivery it stood for, then let them leave the pending set."""
     persist(lambda: store.finish(outcome.keys, outcome.state, outcome.detail, time.time()))
@@ -119,11 +109,11 @@ def _settle(store: Store, lock: str, outcome: Settled) -> None:
 
 
 def coalesce(store: Store, lock: str, lease: Lease, render: Callable[[], str],
-             failed: Callable[[Exception], str | None]) -> Coalesced:
+             failed: Callable[[Exception], str | None]) -> list[Settled]:
     """Render under `lock` once for every pending delivery; leave them to the holder when it is
     taken. `failed(exc)` is the detail of a render that failed for good, or None when the job
     should be retried (the exception then propagates and the deliveries stay pending)."""
-    done = Coalesced()
+    done: list[Settled] = []
     while store.acquire(lock, lease.worker, lease.lease):
         lease.locks.add(lock)
         try:
@@ -136,7 +126,7 @@ def coalesce(store: Store, lock: str, lease: Lease, render: Callable[[], str],
                         raise
                     outcome = Settled(keys, State.FAILED, detail)
                 _settle(store, lock, outcome)
-                done.settled.append(outcome)
+                done.append(outcome)
         finally:
             lease.locks.discard(lock)
             store.release(lock, lease.worker)
