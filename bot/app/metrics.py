@@ -31,34 +31,36 @@ HELP = {
 _local: dict[tuple[str, Labels], Sample] = {}  # what this process could not write to the store
 
 
-def _write(store: Store, kind: MetricKind, name: str, labels: Labels, value: float) -> None:
+def _count(store: Store, counts: list[tuple[str, Labels, float]]) -> None:
     try:
-        (store.add if kind is MetricKind.COUNTER else store.set_gauge)(name, labels, value)
-    except Exception:  # the store is unreachable: keep it here
-        old = _local.get((name, labels))
-        total = value + (old.value if old is not None and kind is MetricKind.COUNTER else 0.0)
-        _local[(name, labels)] = Sample(kind, name, labels, total)
+        store.add(counts)
+    except Exception:  # the store is unreachable: keep them here
+        for name, labels, amount in counts:
+            old = _local.get((name, labels))
+            _local[(name, labels)] = Sample(MetricKind.COUNTER, name, labels, amount + (old.value if old else 0.0))
 
 
 def count_delivery(store: Store, event: str, outcome: str) -> None:
-    _write(store, MetricKind.COUNTER, DELIVERIES, (("event", event), ("outcome", outcome)), 1.0)
+    _count(store, [(DELIVERIES, (("event", event), ("outcome", outcome)), 1.0)])
 
 
 def observe_job(store: Store, flow: str, event: str, outcome: str, seconds: float) -> None:
-    _write(store, MetricKind.COUNTER, JOBS, (("event", event), ("flow", flow), ("outcome", outcome)), 1.0)
-    for bound in BUCKETS:
-        if seconds <= bound:
-            _write(store, MetricKind.COUNTER, f"{JOB_SECONDS}_bucket", (("flow", flow), ("le", repr(bound))), 1.0)
-    _write(store, MetricKind.COUNTER, f"{JOB_SECONDS}_count", (("flow", flow),), 1.0)
-    _write(store, MetricKind.COUNTER, f"{JOB_SECONDS}_sum", (("flow", flow),), seconds)
+    counts = [(JOBS, (("event", event), ("flow", flow), ("outcome", outcome)), 1.0)]
+    counts += [(f"{JOB_SECONDS}_bucket", (("flow", flow), ("le", repr(bound))), 1.0) for bound in BUCKETS
+               if seconds <= bound]
+    counts += [(f"{JOB_SECONDS}_count", (("flow", flow),), 1.0), (f"{JOB_SECONDS}_sum", (("flow", flow),), seconds)]
+    _count(store, counts)
 
 
 def count_api_calls(store: Store, installation: int, calls: int, remaining: int | None) -> None:
     labels = (("installation", str(installation)),)
     if calls:
-        _write(store, MetricKind.COUNTER, API_CALLS, labels, calls)
+        _count(store, [(API_CALLS, labels, float(calls))])
     if remaining is not None:
-        _write(store, MetricKind.GAUGE, RATE_REMAINING, labels, remaining)
+        try:
+            store.set_gauge(RATE_REMAINING, labels, remaining)
+        except Exception:  # the store is unreachable: keep it here
+            _local[(RATE_REMAINING, labels)] = Sample(MetricKind.GAUGE, RATE_REMAINING, labels, remaining)
 
 
 def _histograms(samples: dict[str, dict[Labels, float]]) -> Iterator[Metric]:

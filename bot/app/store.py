@@ -125,7 +125,8 @@ class Store(Protocol):
 
     def drop_pending(self, lock: str, keys: Sequence[str]) -> None: ...
 
-    def add(self, name: str, labels: Labels, amount: float = 1.0) -> None: ...
+    def add(self, counts: Sequence[tuple[str, Labels, float]]) -> None:
+        """Add to counters (name, labels, amount), in one write."""
 
     def set_gauge(self, name: str, labels: Labels, value: float) -> None: ...
 

@@ -205,8 +205,11 @@ class RedisStore:
         if keys:
             self.client.srem(PREFIX + "pending:" + lock, *keys)
 
-    def add(self, name: str, labels: Labels, amount: float = 1.0) -> None:
-        self.client.hincrbyfloat(SAMPLES_KEY[MetricKind.COUNTER], json.dumps([name, sorted(labels)]), amount)
+    def add(self, counts: Sequence[tuple[str, Labels, float]]) -> None:
+        pipe = self.client.pipeline(transaction=False)
+        for name, labels, amount in counts:
+            pipe.hincrbyfloat(SAMPLES_KEY[MetricKind.COUNTER], json.dumps([name, sorted(labels)]), amount)
+        pipe.execute()
 
     def set_gauge(self, name: str, labels: Labels, value: float) -> None:
         self.client.hset(SAMPLES_KEY[MetricKind.GAUGE], json.dumps([name, sorted(labels)]), repr(value))

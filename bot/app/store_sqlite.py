@@ -165,10 +165,11 @@ class SqliteStore:
     def drop_pending(self, lock: str, keys: Sequence[str]) -> None:
         self.conn.executemany("DELETE FROM pending WHERE lock = ? AND key = ?", [(lock, key) for key in keys])
 
-    def add(self, name: str, labels: Labels, amount: float = 1.0) -> None:
-        self.conn.execute("INSERT INTO samples VALUES (?, ?, ?, ?) ON CONFLICT (name, labels) "
-                          "DO UPDATE SET value = value + excluded.value",
-                          (MetricKind.COUNTER, name, _labels(labels), amount))
+    def add(self, counts: Sequence[tuple[str, Labels, float]]) -> None:
+        with self._tx() as conn:
+            conn.executemany("INSERT INTO samples VALUES (?, ?, ?, ?) ON CONFLICT (name, labels) "
+                             "DO UPDATE SET value = value + excluded.value",
+                             [(MetricKind.COUNTER, name, _labels(labels), amount) for name, labels, amount in counts])
 
     def set_gauge(self, name: str, labels: Labels, value: float) -> None:
         self.conn.execute("INSERT INTO samples VALUES (?, ?, ?, ?) ON CONFLICT (name, labels) "
