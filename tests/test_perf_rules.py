@@ -52,8 +52,8 @@ def _timed_findings(text: str) -> tuple[float, int]:
     sec = ep.section("digest")
     if sec is not None:
         words = digest.content_words(ep.section_text(sec))
-        grounding.surely_grounded(of_episode(ep), sec, words, digest.CONTENT_WORD, digest.STOP, digest.GROUNDING_MIN)
-        digest.grounding(ep, sec)
+        grounding.quick_share(of_episode(ep), sec, words, digest.CONTENT_WORD, digest.STOP, digest.GROUNDING_MIN,
+                              digest.grounding)
     return time.perf_counter() - started, len(found)
 
 

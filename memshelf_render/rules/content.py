@@ -59,8 +59,8 @@ def conflict_markers(text: str) -> list[int]:
 def instructions(text: str, only: Collection[str] | None = None) -> list[re.Match[str]]:
     """Every match of the INSTRUCTIONS in `text`, ordered by where it starts. `only`, when given,
     is a screen's answer: the names of the patterns that may match (the others cannot)."""
-    found = [m for name, pattern in INSTRUCTIONS.items() if only is None or name in only
-             for m in quick(pattern).finditer(text)]
+    names = INSTRUCTIONS if only is None else [name for name in INSTRUCTIONS if name in only]
+    found = [m for name in names for m in quick(INSTRUCTIONS[name]).finditer(text)]
     found.sort(key=lambda m: m.start())
     return found
 

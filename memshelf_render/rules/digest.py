@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 
 from ..episode import Episode, Section
 from ..findings import Finding
-from ..screens import grounding as grounding_screen
+from ..screens.grounding import quick_share
 from ..screens.view import of_episode
 from ..screens.wordstart import quick, quick_search
 from .context import Context
@@ -75,9 +75,7 @@ def check(ep: Episode, ctx: Context) -> Iterator[Finding]:
                       f"a sentence opens with a bare '{word}'")
     if not quick(CUE).search(low):
         yield Finding("digest-thin", ep.path, line, "no decided/rejected/chosen/open/todo/verdict cue in the digest")
-    if grounding_screen.surely_grounded(of_episode(ep), sec, content_words(text), CONTENT_WORD, STOP, GROUNDING_MIN):
-        return
-    share = grounding(ep, sec)
+    share = quick_share(of_episode(ep), sec, content_words(text), CONTENT_WORD, STOP, GROUNDING_MIN, grounding)
     if share is not None and share < GROUNDING_MIN:
         yield Finding("digest-ungrounded", ep.path, line,
                       f"only {round(share * 100)}% of the digest's content words occur in the body (minimum 20%)")

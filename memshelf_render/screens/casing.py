@@ -7,16 +7,13 @@ below it does not: IGNORECASE also takes `ı` and `İ` for `i` (and `İ` lowerca
 combining dot), `ſ` for `s`, and Cyrillic Extended-C letters for six Cyrillic ones, all of which
 `str.lower()` leaves as they are. A hostile episode could spell `İGNORE ALL PREVIOUS
 INSTRUCTIONS` or `ſECRET=…` with them to slip past a screen the pattern itself would not.
-`tests/test_casing.py` derives this table from `re` over every code point.
+`tests/screens/test_casing.py` derives this table from `re` over every code point.
 
 A screen either looks for these forms too (`lowered_forms`), or folds the rare text that holds
-one (`holds_misses`, then `fold`); `may_hold_misses` tells from a file's bytes, with a memchr or
-three, that it holds none.
+one (`holds_misses`, then `fold`).
 """
 
 from __future__ import annotations
-
-import re
 
 # letter -> the other characters IGNORECASE takes for it whose lowercase is not the letter
 LOWER_MISSES: dict[str, str] = {
@@ -30,9 +27,6 @@ LOWER_MISSES: dict[str, str] = {
     "ъ": "ᲆ",
 }
 _MISSES = "".join(LOWER_MISSES.values())
-_ANY_MISS = re.compile("[" + re.escape(_MISSES) + "]")
-# the first UTF-8 byte of each miss (Latin Extended-A, Cyrillic Extended-C): rare in any text
-_LEAD_BYTES = tuple(sorted({other.encode()[:1] for other in _MISSES}))
 # a lowered miss -> its letter; the combining dot of a lowered `İ` goes (a screen may pass more)
 _FOLD = str.maketrans({**{other.lower(): letter for letter, others in LOWER_MISSES.items() for other in others
                           if len(other.lower()) == 1}, "\u0307": None})
@@ -49,13 +43,10 @@ def lowered_forms(letter: str) -> tuple[str, ...]:
     return (letter, *(other.lower() for other in LOWER_MISSES.get(letter, "")))
 
 
-def may_hold_misses(data: bytes) -> bool:
-    """False when the UTF-8 `data` surely holds no character of LOWER_MISSES."""
-    return any(lead in data for lead in _LEAD_BYTES)
-
-
 def holds_misses(text: str) -> bool:
-    return not text.isascii() and _ANY_MISS.search(text) is not None  # isascii: a flag, O(1)
+    """Whether `text` holds a character of LOWER_MISSES (isascii is a flag, O(1); each `in` a
+    memchr-like scan in C, ~10x cheaper than one search for a class of them)."""
+    return not text.isascii() and any(miss in text for miss in _MISSES)
 
 
 def screen_lower(text: str) -> str:

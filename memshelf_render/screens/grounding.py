@@ -1,19 +1,21 @@
-"""The grounding screen of the digest rule: a share of grounded words already known to suffice.
+"""The quick form of the digest's grounding share (`rules.digest.grounding`), docs/reference.md §6.4.
 
-The plain definition (`rules.digest.grounding`) reads every content word of the body. Here the
-body's words are read in pieces of growing size only until the "too few words" guard is passed
-(40 distinct content words); each digest stem still wanted is then searched for in the body's
-text (`str.find`, some 40 times faster than reading words when the digest's words come late or
-never). Either way each stem is matched once, and the work stops as soon as the digest is known
-to be grounded (the share only grows). `surely_grounded` says the rule has nothing to report;
-"maybe" hands the digest to the plain definition.
+The plain definition reads every content word of the body. Here the body's words are read in
+pieces of growing size only until the "too few words" guard is passed (40 distinct content
+words); each digest stem still wanted is then searched for in the body's text (`str.find`, some
+40 times faster than reading words when the digest's words come late or never). Either way each
+stem is matched once, and the work stops as soon as the digest is known to be grounded (the share
+only grows). Its answer is used as it is, like a quick regular expression (not a screen whose
+"maybe" hands over to the plain definition: an ungrounded digest, a finding, would then be
+read twice), so `tests/screens/test_grounding.py` holds it to the plain definition: the same
+None-ness, the same warn decision, the same share whenever it warns, whatever the search budget.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import filterfalse
 from operator import itemgetter
 from typing import TYPE_CHECKING
@@ -22,7 +24,7 @@ from . import switch
 from .view import EpisodeView
 
 if TYPE_CHECKING:
-    from ..episode import Section
+    from ..episode import Episode, Section
 
 _WORD_RUN = re.compile(r"\w+")
 _NON_WORD = re.compile(r"\W")
@@ -30,20 +32,20 @@ _FIRST_PIECE = 500
 _STEM = itemgetter(slice(None, 5))  # a content word's 5-letter stem
 
 
-def surely_grounded(view: EpisodeView, sec: Section, digest_words: set[str], word: re.Pattern[str],
-                    stop: frozenset[str], minimum: float) -> bool:
-    """True when the digest's share is surely at least `minimum`, or too few words to judge: the
-    rule reports nothing (`word`, `stop`: the rule's content word and stop words)."""
+def quick_share(view: EpisodeView, sec: Section, digest_words: set[str], word: re.Pattern[str],
+                stop: frozenset[str], minimum: float,
+                plain: Callable[[Episode, Section], float | None]) -> float | None:
+    """`share`, or the plain definition `plain(episode, sec)` under `switch.maybe_only`."""
     if switch.MAYBE_ONLY:
-        return False
-    found = share(view, sec, digest_words, word, stop, minimum)
-    return found is None or found >= minimum
+        return plain(view.episode, sec)
+    return share(view, sec, digest_words, word, stop, minimum)
 
 
 def share(view: EpisodeView, sec: Section, digest_words: set[str], word: re.Pattern[str],
           stop: frozenset[str], minimum: float) -> float | None:
     """The share `rules.digest.grounding` gives, exactly when it is below `minimum`; else some
-    share of at least `minimum` (the work stops there); None exactly when it gives None."""
+    share of at least `minimum` (the work stops there); None exactly when it gives None (`word`,
+    `stop`: the rule's content word and stop words)."""
     if len(digest_words) < 8:
         return None
     wanted = Counter(map(_STEM, digest_words))  # stem -> digest words that have it

@@ -1,6 +1,6 @@
-"""The grounding screen (`screens.grounding`) against the plain definition `rules.digest.grounding`:
-the same None-ness, the same warn decision, and the same share whenever it warns, whatever the
-search budget; and `surely_grounded` says so only where the rule reports nothing."""
+"""The quick grounding share (`screens.grounding`) against the plain definition
+`rules.digest.grounding`: the same None-ness, the same warn decision, and the same share whenever
+it warns, whatever the search budget."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from memshelf_render.episode import parse
 from memshelf_render.rules import digest
-from memshelf_render.screens import grounding
+from memshelf_render.screens import grounding, switch
 from memshelf_render.screens.view import of_episode
 
 # grounding draws bodies of 60-200 words: hypothesis spends ~0.1 s generating each one
@@ -155,12 +155,19 @@ def test_a_stop_word_or_a_number_grounds_no_digest_word_of_its_stem():
         assert got == share if share < digest.GROUNDING_MIN else got >= digest.GROUNDING_MIN
 
 
-@GROUNDING
-@given(_prose(_VOCAB, 0, 30), _DIGESTS, _prose(_VOCAB, 60, 200))
-def test_surely_grounded_only_where_the_rule_reports_nothing(before, digest_text, after):
-    ep = _episode(HEAD + before + "\n## Digest\n" + digest_text + "\n## Decisions\n" + after + "\n")
+def test_the_plain_definition_decides_under_maybe_only():
+    body = " ".join(f"word{i:03d}x" for i in range(60))
+    ep = _episode(HEAD + "## Digest\nDecided: alpha bravo charlie delta echoes foxtrot golfer hotel.\n## Decisions\n"
+                  + body + "\n")
     sec = ep.section("digest")
-    words = digest.content_words(ep.section_text(sec))
-    expected = _plain_grounding(ep)
-    if grounding.surely_grounded(of_episode(ep), sec, words, digest.CONTENT_WORD, digest.STOP, digest.GROUNDING_MIN):
-        assert expected is None or expected >= digest.GROUNDING_MIN
+    calls = []
+
+    def plain(episode, section):
+        calls.append(episode)
+        return digest.grounding(episode, section)
+
+    args = (of_episode(ep), sec, digest.content_words(ep.section_text(sec)), digest.CONTENT_WORD, digest.STOP,
+            digest.GROUNDING_MIN, plain)
+    assert grounding.quick_share(*args) == 0.0 and calls == []
+    with switch.maybe_only():
+        assert grounding.quick_share(*args) == 0.0 and calls == [ep]
