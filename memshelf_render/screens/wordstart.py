@@ -5,9 +5,10 @@ A pattern that begins with `\\b` or a look-behind makes `re` try a match at ever
 text; one that begins with a literal character, or an alternation of them, it skips through in C
 to where that character occurs. So for a plain pattern that opens with `\\b` and a word (or an
 alternation of words, grouped or not) the word-start test goes after the first letter instead:
-`x(?<!\\w.)rest` matches where `\\bxrest` does (the `.` is the x itself, never a line break). A
-plain pattern that opens a sentence, `(?:^|(?<=[.!?])\\s+)(…)`, is tried once at the start and
-then only after the sentence ends. `tests/screens/test_wordstart.py` ties each to its plain form.
+`x(?<!\\w.)rest` matches where `\\bxrest` does (the `.` is the x itself, never a line break); not
+for a case-insensitive alternation of words with several first letters, where `re` has no one
+letter to skip to and the `\\b` first is the cheaper. A plain pattern that opens a sentence,
+`(?:^|(?<=[.!?])\\s+)(…)`, is tried once at the start and then only after a sentence's end. `tests/screens/test_wordstart.py` ties each to its plain form.
 """
 
 from __future__ import annotations
@@ -73,31 +74,36 @@ def _derive(plain: re.Pattern[str]) -> re.Pattern[str]:
     if opening is None:
         return plain
     words, grouped, rest = opening
+    if plain.flags & re.IGNORECASE and len({word[0] for word in words}) > 1:
+        return plain  # no one letter to skip to, and each one tried through case folding: `\b` first is cheaper
     head = at_word_start(tuple(words))
     return re.compile(("(" + head + ")" if grouped else head) + rest, plain.flags)
 
 
-_QUICK: dict[re.Pattern[str], re.Pattern[str]] = {}
-_SEARCH: dict[re.Pattern[str], Search] = {}
+# id(plain) -> (plain, its quick form): keyed by identity, as hashing a compiled pattern hashes its
+# whole code each time; `plain` is kept in the entry, so its id is never reused while it is there
+_QUICK: dict[int, tuple[re.Pattern[str], re.Pattern[str]]] = {}
+_SEARCH: dict[int, tuple[re.Pattern[str], Search]] = {}
 
 
 def quick(plain: re.Pattern[str]) -> re.Pattern[str]:
     """The quick form of `plain` (`plain` itself when it has none, and under `switch.maybe_only`)."""
     if switch.MAYBE_ONLY:
         return plain
-    form = _QUICK.get(plain)
-    if form is None:
-        form = _QUICK[plain] = _derive(plain)
-    return form
+    entry = _QUICK.get(id(plain))
+    if entry is None:
+        entry = _QUICK[id(plain)] = (plain, _derive(plain))
+    return entry[1]
 
 
 def quick_search(plain: re.Pattern[str]) -> Search:
     """`plain.search` in its quick form, a sentence opening's included."""
     if switch.MAYBE_ONLY:
         return plain.search
-    search = _SEARCH.get(plain)
-    if search is None:
+    entry = _SEARCH.get(id(plain))
+    if entry is None:
         source = plain.pattern
-        search = _SEARCH[plain] = (_sentence_opening(source[len(_SENTENCE):], plain.flags)
-                                   if source.startswith(_SENTENCE) else quick(plain).search)
-    return search
+        search = (_sentence_opening(source[len(_SENTENCE):], plain.flags) if source.startswith(_SENTENCE)
+                  else quick(plain).search)
+        entry = _SEARCH[id(plain)] = (plain, search)
+    return entry[1]

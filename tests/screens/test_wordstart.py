@@ -20,8 +20,7 @@ def _found(pattern: re.Pattern[str], text: str) -> list[tuple[tuple[int, int], s
 
 def test_the_word_openings_get_quick_forms_and_the_rest_keep_theirs():
     quickened = {name for name, pattern in content.INSTRUCTIONS.items() if quick(pattern) is not pattern}
-    assert quickened == {"ignore-previous", "you-must-now", "from-now-on", "you-are-now", "new-instructions",
-                         "reveal-prompt", "do-not-tell", "you-must-ru"}
+    assert quickened == {"you-must-now", "from-now-on", "you-are-now", "do-not-tell", "you-must-ru"}
     assert all(quick(p) is not p for p in (digest.WE, digest.CUE))
     assert quick_search(digest.BARE) != digest.BARE.search
     with switch.maybe_only():
