@@ -9,6 +9,10 @@ end the match. POLICY.patterns are the shelf's own (hostile in a PR): a pattern 
 backtracking can blow up (`backtracking.py`: nested or overlapping repeats) is refused when the
 pack is parsed, and the rest run one line at a time, long lines in windows, under a time budget
 per text.
+
+The shapes, the rules and how they are applied are the definitions; the screens that skip a shape
+or a line where nothing can match (a literal, class codes, a search over many lines at once) are
+in `screens/` (`screens.patterns`, `screens.secrets`).
 """
 
 from __future__ import annotations
