@@ -59,6 +59,8 @@ def conflict_markers(text: str) -> list[int]:
 def instructions(text: str, only: Collection[str] | None = None) -> list[re.Match[str]]:
     """Every match of the INSTRUCTIONS in `text`, ordered by where it starts. `only`, when given,
     is a screen's answer: the names of the patterns that may match (the others cannot)."""
+    if only is not None and not only:
+        return []
     names = INSTRUCTIONS if only is None else [name for name in INSTRUCTIONS if name in only]
     found = [m for name in names for m in quick(INSTRUCTIONS[name]).finditer(text)]
     found.sort(key=lambda m: m.start())

@@ -9,27 +9,28 @@ only where their lowercase gate (`script`, `data:`) occurs in the text's `casing
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 from . import switch
 from .casing import screen_lower
 
 # a shape's name -> the lowercase text every match of it shows in `screen_lower`
 GATES = {"a javascript: URL": "script", "a data: URL": "data:"}
+Shapes = tuple[tuple[str, re.Pattern[str]], ...]
 
 
-def may_hold(text: str, shapes: tuple[tuple[str, re.Pattern[str]], ...]) -> Iterator[tuple[str, re.Pattern[str]]]:
+def may_hold(text: str, shapes: Shapes) -> Shapes:
     """The (name, shape) pairs of `shapes`, in order, that may match `text`."""
     if switch.MAYBE_ONLY:
-        yield from shapes
-        return
-    if not any(c in text for c in "<>]:"):
-        return
+        return shapes
+    if "<" not in text and ">" not in text and "]" not in text and ":" not in text:
+        return ()
     lower: str | None = None
+    kept = []
     for what, shape in shapes:
         gate = GATES.get(what)
         if gate is not None:
             lower = screen_lower(text) if lower is None else lower
             if gate not in lower:
                 continue
-        yield what, shape
+        kept.append((what, shape))
+    return tuple(kept)
