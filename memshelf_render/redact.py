@@ -29,7 +29,6 @@ from .screens.secrets import may_hold_secret
 from .screens.view import Screened
 
 _ENV_KEYWORDS = r"(?:TOKEN|SECRET|PASSWORD|PASSWD|PWD|API[_-]?KEY|ACCESS[_-]?KEY)"
-__all__ = ["BUILTIN", "BUILTIN_KINDS", "MASK_OPEN", "Hit", "PolicyPack", "Rule", "mask", "mask_of", "scan"]
 
 
 def _whole(kind: str) -> Callable[[re.Match[str]], str]:
