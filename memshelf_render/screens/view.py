@@ -56,8 +56,8 @@ class EpisodeView:
 
     def __init__(self, episode: Episode) -> None:
         self.episode = episode
-        self.misses = holds_misses(episode.text)  # a letter IGNORECASE takes for another (`casing`)
         self._lower: str | None = None
+        self.misses = holds_misses(self.lower)  # a letter IGNORECASE takes for another (`casing`)
         self._prose: str | None = None
         self._screened: Screened | None = None
 
