@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from .backtracking import backtracking_risk
 from .masks import MASK_OPEN, mask_of
-from .screens.patterns import PatternScreen
+from .screens.patterns import PatternScreen, left_in
 from .screens.secrets import may_hold_secret
 from .screens.view import Screened
 
@@ -147,13 +147,12 @@ class PolicyPack:
         line, a long line in overlapping windows (so one search call stays small). When the budget
         runs out, one (rule, line, None) names the line where checking stopped.
 
-        The rule's screen (`screens.patterns`) names the lines the search reads: it leaves out
-        only lines where the rule cannot match."""
+        The rules' screens (`screens.patterns`) name the rules left for this text and the lines
+        each searches: they leave out only rules and lines where nothing can match."""
         deadline = time.monotonic() + self.budget_seconds
         view = Screened(text) if screened is None else screened
-        for rule, screen in zip(self.rules, self.screens, strict=True):
-            if screen.rules_out(view):
-                continue
+        for index in left_in(self.screens, view):
+            rule, screen = self.rules[index], self.screens[index]
             for number, line in screen.lines(view, deadline):
                 for m, over in _line_matches(rule.regex, line, deadline):
                     if over:

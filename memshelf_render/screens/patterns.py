@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from . import switch
@@ -43,14 +43,6 @@ class PatternScreen:
         passes, as the built-in shapes mask it one after another)."""
         return not switch.MAYBE_ONLY and self.needle is not None and self.needle not in text
 
-    def rules_out(self, view: Screened) -> bool:
-        """Surely no match anywhere in the text."""
-        if switch.MAYBE_ONLY:
-            return False
-        return ((self.needle is not None and self.needle not in view.text)
-                or (self.folded is not None and self.folded not in view.lower)
-                or (self.shape is not None and self.shape not in view.codes))
-
     def lines(self, view: Screened, deadline: float) -> Iterator[tuple[int, str]]:
         """(1-based number, line) of every line that may hold a match, in order. Once `deadline`
         has passed, the run screen stops (its search would spend time the budget no longer has)
@@ -69,3 +61,26 @@ class PatternScreen:
             for number, line in enumerate(text[start:end].split("\n"), start=first):
                 if needle is None or needle in line:
                     yield number, line
+
+
+def left_in(screens: Sequence[PatternScreen], view: Screened) -> list[int]:
+    """The indexes of the `screens` that do not rule the text out (its literal, its lowercase
+    literal and its class codes are all there), in order: one pass for a pack's rules, reading
+    the text's lowercase and codes at most once."""
+    if switch.MAYBE_ONLY:
+        return list(range(len(screens)))
+    text, lower, codes = view.text, None, None
+    left = []
+    for index, screen in enumerate(screens):
+        if screen.needle is not None and screen.needle not in text:
+            continue
+        if screen.folded is not None:
+            lower = view.lower if lower is None else lower
+            if screen.folded not in lower:
+                continue
+        if screen.shape is not None:
+            codes = view.codes if codes is None else codes
+            if screen.shape not in codes:
+                continue
+        left.append(index)
+    return left
