@@ -15,9 +15,10 @@ jsonschema's metaschemas…), each extension module loaded and each library `cty
 `prune` keeps, of SITE_PACKAGES: those files, the source or byte-code beside each of them, the
 shared libraries the kept extension modules link (from `ldd`: the wheels' vendored `*.libs`),
 the files the trace cannot see being read (the CA bundle OpenSSL reads for HTTPS), the named
-distributions whole (the project: every command stays), every `*.dist-info` but its RECORD
-(metadata and licences; RECORD would list deleted files) and top-level `*.pth` files (read
-before any trace starts); it deletes everything else and prints what that saved.
+distributions whole (the project: every command stays), licence files (LICENSE_DEJAVU beside the
+fonts kept), every `*.dist-info` but its RECORD (metadata and licences; RECORD would list
+deleted files) and top-level `*.pth` files (read before any trace starts); it deletes everything
+else and prints what that saved.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ if _path:
     sys.addaudithook(_image_keep_hook)
 '''
 _PYC = re.compile(r"^(?P<dir>(?:.*/)?)__pycache__/(?P<stem>[^/.]+)\.[^/]+\.pyc$")
+_LICENCE = re.compile(r"^(LICEN[CS]E|COPYING|NOTICE)", re.IGNORECASE)  # a font's or a vendored library's terms
 _LDD_PATH = re.compile(r"=>\s+(/\S+)\s+\(0x[0-9a-f]+\)")
 UNSEEN = ("certifi/cacert.pem",)  # read by OpenSSL, which Python's audit hooks do not see
 
@@ -85,8 +87,8 @@ def _partner(rel: str) -> str:
 
 def to_delete(files: Iterable[str], kept: set[str], whole: set[str] = frozenset()) -> list[str]:
     """The files (relative to site-packages) the image drops: all but the kept ones, byte-code
-    whose source is kept, source whose byte-code was loaded, `whole` files, `*.dist-info`
-    (bar RECORD) and top-level `*.pth`."""
+    whose source is kept, source whose byte-code was loaded, `whole` files, licence files,
+    `*.dist-info` (bar RECORD) and top-level `*.pth`."""
     kept_sources = {_partner(rel) for rel in kept}
     drop = []
     for rel in files:
@@ -96,6 +98,8 @@ def to_delete(files: Iterable[str], kept: set[str], whole: set[str] = frozenset(
                 drop.append(rel)
             continue
         if rel in kept or rel in whole or _partner(rel) in kept_sources or ("/" not in rel and rel.endswith(".pth")):
+            continue
+        if _LICENCE.match(rel.rsplit("/", 1)[-1]):
             continue
         drop.append(rel)
     return sorted(drop)

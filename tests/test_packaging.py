@@ -359,7 +359,7 @@ def test_what_is_deleted_is_everything_the_trace_did_not_load(keep: ModuleType) 
     files = ["pkg/__init__.py", "pkg/__pycache__/__init__.cpython-312.pyc",
              "pkg/a.py", "pkg/__pycache__/a.cpython-312.pyc",  # loaded as byte-code: its source stays
              "pkg/b.py", "pkg/__pycache__/b.cpython-312.pyc",  # never imported
-             "pkg/data/font.ttf", "pkg/data/other.ttf",
+             "pkg/data/font.ttf", "pkg/data/other.ttf", "pkg/data/LICENSE_FONT", "pkg/COPYING.txt",
              "pkg/_speed.cpython-312-x86_64-linux-gnu.so", "pkg/_slow.cpython-312-x86_64-linux-gnu.so",
              "pkg.libs/libz-1.so", "pkg.libs/libpng-2.so",
              "pkg-1.0.dist-info/METADATA", "pkg-1.0.dist-info/licenses/LICENSE", "pkg-1.0.dist-info/RECORD",
