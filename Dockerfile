@@ -35,13 +35,14 @@ RUN python -m venv /opt/memshelf-bot/venv \
 # API, `serve` and `worker`) while scripts/image_keep.py records each module, data file and
 # library they open; every other file of site-packages goes (the project itself stays whole, and
 # the dist-info metadata and licences). Then the flows run again on what is left, with matplotlib's
-# font cache rebuilt for the fonts kept. git runs the flows; `strip` drops extension modules'
-# symbol tables (not the vendored *.libs: auditwheel's patched headers do not survive it).
+# font cache rebuilt for the fonts kept. git and libcairo2 serve the flows as in the final stage;
+# `strip` drops extension modules' symbol tables (not the vendored *.libs: auditwheel's patched
+# headers do not survive it).
 COPY scripts/image_keep.py scripts/image_flows.py /usr/src/memshelf-bot/scripts/
 COPY memshelf_sandbox/data/example-shelf /usr/src/memshelf-bot/example-shelf
 # hadolint ignore=DL3003,DL3008
 RUN apt-get update \
- && apt-get install -y --no-install-recommends binutils git \
+ && apt-get install -y --no-install-recommends binutils git libcairo2 \
  && cd /usr/src/memshelf-bot \
  && PY=/opt/memshelf-bot/venv/bin/python \
  && SITE=$("$PY" -c "import sysconfig; print(sysconfig.get_path('purelib'))") \

@@ -70,16 +70,27 @@ def git(*args: str, cwd: Path) -> str:
     return subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True).stdout.strip()
 
 
+APP = {"id": 42, "slug": "memshelf-bot", "name": "memshelf-bot", "node_id": "A_1", "owner": {"login": "octo"},
+       "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z", "permissions": {}, "events": []}
+
+
 class StubGitHub:
-    """GitHub's API on loopback, answering every request 404 as GitHub does for an unknown object."""
+    """GitHub's API on loopback: `GET /app` answers the App's identity, every other request 404,
+    as GitHub does for an object it does not know."""
 
     def __init__(self) -> None:
+        self.requests: list[str] = []
+        requests = self.requests
+
         class Handler(BaseHTTPRequestHandler):
             def answer(self) -> None:
+                requests.append(f"{self.command} {self.path}")
                 length = int(self.headers.get("Content-Length") or 0)
                 self.rfile.read(length)
-                body = b'{"message": "Not Found", "documentation_url": "https://docs.github.com/rest"}'
-                self.send_response(404)
+                status, body = 404, b'{"message": "Not Found", "documentation_url": "https://docs.github.com/rest"}'
+                if self.command == "GET" and self.path.split("?")[0].endswith("/app"):  # the App's identity
+                    status, body = 200, json.dumps(APP).encode()
+                self.send_response(status)
                 self.send_header("Content-Type", "application/json; charset=utf-8")
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
@@ -215,8 +226,10 @@ def the_action(shelf: Path, work: Path, base: str, head: str, stub: StubGitHub) 
     push = {"before": base, "after": head, "commits": commits, "head_commit": commits[0], "repository": repo,
             "pusher": {"name": "agent"}, "sender": {"login": "agent", "type": "User"}}
     for ref in ("refs/heads/main", "refs/heads/shelve/backup-window"):
+        asked = len(stub.requests)
         out = action(shelf, work, "push", {**push, "ref": ref}, codes=(0, 1, 2), api=stub.url, badge="true")
-        expect("verdict" in out, f"the Action on a push to {ref} writes its outputs: {out}")
+        expect("verdict" in out and len(stub.requests) > asked,
+               f"the Action on a push to {ref} asks the API and writes its outputs: {out}")
     comment = {"action": "created", "issue": {"number": 7, "pull_request": {"url": ""}},
                "comment": {"id": 1, "body": "/shelf render", "user": {"login": "octocat", "type": "User"}},
                "repository": repo, "sender": {"login": "octocat", "type": "User"}}
@@ -290,7 +303,10 @@ def the_app(work: Path, base: str, head: str, stub: StubGitHub) -> None:
                 "base": {"ref": "main", "sha": base, "repo": repo}, "user": {"login": "agent", "type": "User"}}
         expect(signed(url, "pull_request", {"action": "opened", "number": 7, "pull_request": pull,
                                             "repository": repo, "installation": {"id": 5}}) == 202, "a PR delivery")
-        time.sleep(3)  # the job signs its JWT and asks the stub for an installation token
+        deadline = time.monotonic() + 60
+        while not any(r.endswith("/app/installations/5/access_tokens") for r in stub.requests):
+            expect(time.monotonic() < deadline, f"the job asks for an installation token: {stub.requests}")
+            time.sleep(0.1)
     finally:
         stop(proc, lines, "serve")
     redis = f"redis://127.0.0.1:{closed_port()}/0"
