@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
+import os
 import re
 import shutil
 import subprocess
@@ -393,3 +394,16 @@ def test_trace_and_prune_keep_what_a_forked_child_loads(keep: ModuleType, tmp_pa
     tag = sys.implementation.cache_tag
     assert left == sorted(["pkg/data/used.txt", *(f"pkg/{m}.py" for m in ("__init__", "a", "b")),
                            *(f"pkg/__pycache__/{m}.{tag}.pyc" for m in ("__init__", "a", "b"))])
+
+
+@pytest.mark.e2e
+def test_the_flows_the_image_is_derived_from_run_here(tmp_path: Path) -> None:
+    """scripts/image_flows.py is what the image keeps its files by: a flag or a flow changed
+    without it fails here, not first in a container build."""
+    shelf = ROOT / "memshelf_sandbox" / "data" / "example-shelf"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_", "MEMSHELF_BOT_"))}
+    proc = subprocess.run([sys.executable, "-I", str(ROOT / "scripts" / "image_flows.py"), str(shelf)],
+                          env=env | {"MPLCONFIGDIR": str(tmp_path / "mpl"), "TMPDIR": str(tmp_path)},
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert proc.returncode == 0 and proc.stdout.endswith("image_flows: every flow ran\n"), proc.stdout + proc.stderr
+
