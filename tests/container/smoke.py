@@ -390,10 +390,10 @@ def cli_in_image(docker: str, image: str, work: Path) -> None:
     shutil.copytree(EXAMPLE, shelf)
     rendered = bot("render", "/shelf", "--badge", volume=f"{shelf}:/shelf")
     svg = shelf / "stats.svg"
-    expect(rendered.returncode == 0 and svg.exists() and b"<svg " in svg.read_bytes() and b"<path " in svg.read_bytes()
-           and (shelf / "INDEX.md").exists() and (shelf / "badge.svg").exists(),
-           f"`render --badge` in the image writes INDEX.md, stats.svg (drawn) and badge.svg: exit "
-           f"{rendered.returncode} {rendered.stdout.strip()} {rendered.stderr.strip()}")
+    drawn = svg.exists() and b"<svg " in svg.read_bytes() and b"<path " in svg.read_bytes()
+    ok = rendered.returncode == 0 and drawn and (shelf / "INDEX.md").exists() and (shelf / "badge.svg").exists()
+    expect(ok, "`render --badge` in the image writes INDEX.md, stats.svg (drawn) and badge.svg"
+           + ("" if ok else f": exit {rendered.returncode}\n{rendered.stdout}{rendered.stderr}"))
 
 
 def free_port() -> int:
@@ -491,14 +491,15 @@ def app_in_image(docker: str, image: str, work: Path) -> None:
                        f"`serve` on {queue}: health, Prometheus metrics, the status page and a signed ping answer")
             finally:
                 code, err = app.stop()
-            expect(code == 0 and "Traceback" not in err, f"`serve` on {queue} stops cleanly on SIGTERM: {err[-2000:]}")
+            clean = code == 0 and "Traceback" not in err
+            expect(clean, f"`serve` on {queue} stops cleanly on SIGTERM" + ("" if clean else f": {err[-2000:]}"))
         if redis is not None:
             worker = AppInImage(docker, image, ["worker", "--redis", redis.url], env)
             time.sleep(3)
             running = worker.proc.poll() is None
             code, err = worker.stop()
-            expect(running and code == 0 and "Traceback" not in err,
-                   f"`worker` on Redis runs in the image and stops cleanly: {err[-2000:]}")
+            clean = running and code == 0 and "Traceback" not in err
+            expect(clean, "`worker` on Redis runs in the image and stops cleanly" + ("" if clean else f": {err[-2000:]}"))
     finally:
         if redis is not None:
             redis.stop()
