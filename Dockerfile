@@ -30,14 +30,14 @@ RUN python -m venv /opt/memshelf-bot/venv \
  && /opt/memshelf-bot/venv/bin/pip check \
  && /opt/memshelf-bot/venv/bin/pip uninstall --yes --quiet pip setuptools
 
-# What stays of the libraries is what the image's flows load, not a list: scripts/image_flows.py
-# runs every flow once on the example shelf (the CLI's commands, the Action's modes against a stub
-# API, `serve` and `worker`) while scripts/image_keep.py records each module, data file and
-# library they open; every other file of site-packages goes (the project itself stays whole, and
-# the dist-info metadata and licences). Then the flows run again on what is left, with matplotlib's
-# font cache rebuilt for the fonts kept. git and libcairo2 serve the flows as in the final stage;
-# `strip` drops extension modules' symbol tables (not the vendored *.libs: auditwheel's patched
-# headers do not survive it).
+# What the image keeps of its libraries is derived, not listed: scripts/image_flows.py runs every
+# flow once on the example shelf (the CLI's commands, the Action's modes against a stub API on
+# loopback, `serve` and `worker`) under scripts/image_keep.py, which records each module, data file
+# and library their processes load and deletes the rest of site-packages (the project, dist-info
+# metadata and licences stay). matplotlib's font cache is built before (so only the fonts drawn are
+# read) and again after (for the fonts kept); then the flows run once more on what is left. git and
+# libcairo2 serve the flows as in the final stage; `strip` drops extension modules' symbol tables
+# (not the vendored *.libs: auditwheel's patched headers do not survive it).
 COPY scripts/image_keep.py scripts/image_flows.py /usr/src/memshelf-bot/scripts/
 COPY memshelf_sandbox/data/example-shelf /usr/src/memshelf-bot/example-shelf
 # hadolint ignore=DL3003,DL3008
