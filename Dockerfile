@@ -47,8 +47,8 @@ RUN apt-get update \
  && PY=/opt/memshelf-bot/venv/bin/python \
  && SITE=$("$PY" -c "import sysconfig; print(sysconfig.get_path('purelib'))") \
  && "$PY" -c "import matplotlib.font_manager" \
- && "$PY" scripts/image_keep.py trace /tmp/trace -- "$PY" -I scripts/image_flows.py example-shelf \
- && "$PY" scripts/image_keep.py prune "$SITE" /tmp/trace --whole memshelf-bot \
+ && "$PY" scripts/image_keep.py trace trace.log -- "$PY" -I scripts/image_flows.py example-shelf \
+ && "$PY" scripts/image_keep.py prune "$SITE" trace.log --whole memshelf-bot \
  && find "$SITE" -path '*.libs' -prune -o -type f -name '*.so' -exec strip --strip-unneeded {} + \
  && rm -rf "$MPLCONFIGDIR" && "$PY" -c "import matplotlib.font_manager" \
  && "$PY" -I scripts/image_flows.py example-shelf \

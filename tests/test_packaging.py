@@ -285,8 +285,8 @@ def test_dockerfile_shape() -> None:
     assert re.search(r"MPLCONFIGDIR=/opt/\S+", env)
     assert re.search(r"import [^\"]*\bmatplotlib\.font_manager\b", runs)  # the font cache is built into the image
     # what the image keeps is derived: traced over every flow, pruned, and every flow run again on the rest
-    trace = runs.index("scripts/image_keep.py trace /tmp/trace -- \"$PY\" -I scripts/image_flows.py example-shelf")
-    prune = runs.index("scripts/image_keep.py prune \"$SITE\" /tmp/trace --whole memshelf-bot")
+    trace = runs.index("scripts/image_keep.py trace trace.log -- \"$PY\" -I scripts/image_flows.py example-shelf")
+    prune = runs.index("scripts/image_keep.py prune \"$SITE\" trace.log --whole memshelf-bot")
     assert trace < prune < runs.rindex("\"$PY\" -I scripts/image_flows.py example-shelf")
     assert "rm -rf" not in runs[:prune].split("apt-get update", 1)[-1]  # no hand-kept deletions beside it
 

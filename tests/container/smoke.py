@@ -471,7 +471,7 @@ def app_in_image(docker: str, image: str, work: Path) -> None:
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     env = app_env(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                                     serialization.NoEncryption()).decode("ascii"))
-    queues = [("sqlite", ["--data-dir", "/tmp/memshelf-bot-app"])]
+    queues = [("sqlite", ["--data-dir", "/data"])]
     redis = Redis(work) if shutil.which("redis-server") else None
     if redis is None:
         print("  (no redis-server on this host: the App on Redis is not run)")
