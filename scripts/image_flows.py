@@ -13,8 +13,8 @@ what the image keeps), and once more after the prune (they must all still work).
   every request 404 (PyGithub's request and error path: requests, urllib3, the JSON answer);
 - the App: `serve` (waitress, huey on SQLite, prometheus_client) with its status page, metrics,
   health, a signed ping and a signed pull request whose job signs a JWT (PyJWT, cryptography)
-  and asks the stub for an installation token; `serve --redis` and `worker --redis` (redis-py,
-  RedisHuey) against a port where no Redis listens.
+  and asks the stub for an installation token; `setup`'s manifest page; `serve --redis` and
+  `worker --redis` (redis-py, RedisHuey) against a port where no Redis listens.
 
 usage: python scripts/image_flows.py SHELF
 """
@@ -317,6 +317,15 @@ def the_app(work: Path, base: str, head: str, stub: StubGitHub) -> None:
             time.sleep(0.1)
     finally:
         stop(proc, lines, "serve")
+    setup = subprocess.Popen([str(BIN), "setup", "--webhook-url", "https://bot.example.com/webhook", "--github-url",
+                              stub.url, "--data-dir", str(work / "setup")], env=env, cwd=work, text=True,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    opened = setup.stdout.readline() if setup.stdout else ""
+    try:
+        expect(opened.startswith("open ") and b"manifest" in get(opened.split()[1]),
+               f"setup serves the page that posts the App's manifest: {opened!r}")
+    finally:
+        stop(setup, [opened], "setup")
     redis = f"redis://127.0.0.1:{closed_port()}/0"
     for args in (["serve", "--port", "0", "--redis", redis], ["worker", "--redis", redis]):
         proc, lines = start([*args, "--github-url", stub.url], env, work)
