@@ -8,12 +8,15 @@ shelf settings' defaults, so a user who copies the workflow gets a run that star
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
+import os
 import re
 import shutil
 import subprocess
 import sys
 import tomllib
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -282,6 +285,11 @@ def test_dockerfile_shape() -> None:
     env = " ".join(arg for kind, arg in steps if kind == "ENV")
     assert re.search(r"MPLCONFIGDIR=/opt/\S+", env)
     assert re.search(r"import [^\"]*\bmatplotlib\.font_manager\b", runs)  # the font cache is built into the image
+    # what the image keeps is derived: traced over every flow, pruned, and every flow run again on the rest
+    trace = runs.index("scripts/image_keep.py trace trace.log -- \"$PY\" -I scripts/image_flows.py example-shelf")
+    prune = runs.index("scripts/image_keep.py prune \"$SITE\" trace.log --whole memshelf-bot")
+    assert trace < prune < runs.rindex("\"$PY\" -I scripts/image_flows.py example-shelf")
+    assert "rm -rf" not in runs[:prune].split("apt-get update", 1)[-1]  # no hand-kept deletions beside it
 
 
 def _pins() -> dict[str, str]:
@@ -311,4 +319,92 @@ def test_build_context_holds_only_what_pip_needs() -> None:
              if line and not line.startswith("#")]
     assert lines[0] == "*"
     assert {line[1:].rstrip("/") for line in lines if line.startswith("!")} == {
-        "constraints.txt", "pyproject.toml", "README.md", "LICENSE", "memshelf_render", "bot"}
+        "constraints.txt", "pyproject.toml", "README.md", "LICENSE", "memshelf_render", "bot",
+        "scripts/image_keep.py", "scripts/image_flows.py", "memshelf_sandbox/data/example-shelf"}
+
+
+# --- what the image keeps (scripts/image_keep.py) ----------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def keep() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("image_keep", ROOT / "scripts" / "image_keep.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+SITE = Path("/venv/lib/python3.12/site-packages")
+
+
+def test_a_trace_names_the_files_under_site_packages(keep: ModuleType) -> None:
+    lines = ["open\t/venv/lib/python3.12/site-packages/pkg/__pycache__/a.cpython-312.pyc",
+             "import\t/venv/lib/python3.12/site-packages/pkg/_speed.cpython-312-x86_64-linux-gnu.so",
+             "open\t/venv/lib/python3.12/site-packages/pkg/data/font.ttf",
+             "open\t/usr/local/lib/python3.12/json/__init__.py",  # the standard library is not ours to prune
+             "open\t/venv/lib/python3.12/site-packages-other/x.py"]
+    assert keep.traced_files(lines, SITE) == {"pkg/__pycache__/a.cpython-312.pyc",
+                                              "pkg/_speed.cpython-312-x86_64-linux-gnu.so", "pkg/data/font.ttf"}
+
+
+def test_linked_libraries_are_the_vendored_ones_ldd_resolves(keep: ModuleType) -> None:
+    ldd = ("\tlinux-vdso.so.1 (0x00007ffd)\n"
+           "\tlibopenblas-r0.so => /venv/lib/python3.12/site-packages/numpy/_core/../../numpy.libs/libopenblas-r0.so"
+           " (0x00007f1)\n"
+           "\tlibm.so.6 => /lib/x86_64-linux-gnu/libm.so.6 (0x00007f2)\n"
+           "\tlibgone.so => not found\n")
+    assert keep.linked_libraries(ldd, SITE) == {"numpy.libs/libopenblas-r0.so"}
+
+
+def test_what_is_deleted_is_everything_the_trace_did_not_load(keep: ModuleType) -> None:
+    files = ["pkg/__init__.py", "pkg/__pycache__/__init__.cpython-312.pyc",
+             "pkg/a.py", "pkg/__pycache__/a.cpython-312.pyc",  # loaded as byte-code: its source stays
+             "pkg/b.py", "pkg/__pycache__/b.cpython-312.pyc",  # never imported
+             "pkg/data/font.ttf", "pkg/data/other.ttf", "pkg/data/LICENSE_FONT", "pkg/COPYING.txt",
+             "pkg/_speed.cpython-312-x86_64-linux-gnu.so", "pkg/_slow.cpython-312-x86_64-linux-gnu.so",
+             "pkg.libs/libz-1.so", "pkg.libs/libpng-2.so",
+             "pkg-1.0.dist-info/METADATA", "pkg-1.0.dist-info/licenses/LICENSE", "pkg-1.0.dist-info/RECORD",
+             "ours/__init__.py", "ours/cmd.py", "setuptools.pth", "pkg/nested.pth"]
+    kept = {"pkg/__pycache__/__init__.cpython-312.pyc", "pkg/__pycache__/a.cpython-312.pyc", "pkg/data/font.ttf",
+            "pkg/_speed.cpython-312-x86_64-linux-gnu.so", "pkg.libs/libz-1.so"}
+    assert keep.to_delete(files, kept, {"ours/__init__.py", "ours/cmd.py"}) == [
+        "pkg-1.0.dist-info/RECORD", "pkg.libs/libpng-2.so", "pkg/__pycache__/b.cpython-312.pyc",
+        "pkg/_slow.cpython-312-x86_64-linux-gnu.so", "pkg/b.py", "pkg/data/other.ttf", "pkg/nested.pth"]
+
+
+def test_trace_and_prune_keep_what_a_forked_child_loads(keep: ModuleType, tmp_path: Path) -> None:
+    """The real hook: a command that imports one module, reads a data file and forks a child that
+    imports another; the prune keeps those (source and byte-code), drops the unused module and file."""
+    site = tmp_path / "site"
+    pkg = site / "pkg"
+    (pkg / "data").mkdir(parents=True)
+    for name in ("__init__", "a", "b", "unused"):
+        (pkg / f"{name}.py").write_text(f"NAME = {name!r}\n", encoding="utf-8")
+    (pkg / "data" / "used.txt").write_text("read\n", encoding="utf-8")
+    (pkg / "data" / "spare.txt").write_text("never read\n", encoding="utf-8")
+    compileall = subprocess.run([sys.executable, "-m", "compileall", "-q", str(site)], check=False)
+    assert compileall.returncode == 0
+    program = ("import os, sys; sys.path.insert(0, sys.argv[1]); import pkg.a, importlib.resources as r; "
+               "r.files('pkg').joinpath('data/used.txt').read_text(); pid = os.fork(); "
+               "pid or (__import__('pkg.b'), os._exit(0)); os.waitpid(pid, 0)")
+    trace = tmp_path / "trace"
+    assert keep.main(["trace", str(trace), "--", sys.executable, "-c", program, str(site)]) == 0
+    assert keep.main(["prune", str(site), str(trace)]) == 0
+    left = sorted(str(p.relative_to(site)) for p in site.rglob("*") if p.is_file())
+    tag = sys.implementation.cache_tag
+    assert left == sorted(["pkg/data/used.txt", *(f"pkg/{m}.py" for m in ("__init__", "a", "b")),
+                           *(f"pkg/__pycache__/{m}.{tag}.pyc" for m in ("__init__", "a", "b"))])
+
+
+@pytest.mark.e2e
+def test_the_flows_the_image_is_derived_from_run_here(tmp_path: Path) -> None:
+    """scripts/image_flows.py is what the image keeps its files by: a flag or a flow changed
+    without it fails here, not first in a container build."""
+    shelf = ROOT / "memshelf_sandbox" / "data" / "example-shelf"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_", "MEMSHELF_BOT_"))}
+    proc = subprocess.run([sys.executable, "-I", str(ROOT / "scripts" / "image_flows.py"), str(shelf)],
+                          env=env | {"MPLCONFIGDIR": str(tmp_path / "mpl"), "TMPDIR": str(tmp_path)},
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert proc.returncode == 0 and proc.stdout.endswith("image_flows: every flow ran\n"), proc.stdout + proc.stderr
+

@@ -6,8 +6,13 @@ Run by `.ci/run` through the shared container-smoke script, which builds the Doc
 and exports IMAGE (the tag) and DOCKER (the client). The host side (git, the fixture repository,
 the GitHub sandbox) uses this virtualenv's `memshelf-bot`; only the image runs the bot.
 
-First the image itself: `memshelf-bot --version` runs, matplotlib's font cache is already built
-in MPLCONFIGDIR, and `stats --png` draws a chart and rasterizes it through cairosvg/libcairo2.
+First the image itself, which keeps of its libraries only what a trace of its flows loaded
+(scripts/image_keep.py), so each flow is run here once more: `memshelf-bot --version` runs,
+matplotlib's font cache is already built in MPLCONFIGDIR (for the fonts kept), `stats --png` draws
+a chart and rasterizes it through cairosvg/libcairo2, `validate` and `badge` answer in JSON,
+`render --badge` writes every derived file, stats.svg and the badge included; and the App: `serve`
+answers its health check, metrics, status page and a signed ping (huey on SQLite), and `serve`
+and `worker` run on a real Redis when the host has redis-server.
 
 Then the Action, each a `docker run` of the image's own entrypoint with a runner-like mount layout
 (/github/workspace owned by another uid, /github/file_commands, /github/workflow, HOME=/github/home)
@@ -29,9 +34,12 @@ Usage: IMAGE=... DOCKER=... .venv/bin/python tests/container/smoke.py
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import os
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
@@ -366,6 +374,137 @@ def png_through_cairo(docker: str, image: str, work: Path) -> None:
            f"`stats --png` writes a PNG in the image (exit {proc.returncode}) {proc.stderr.strip()}")
 
 
+def cli_in_image(docker: str, image: str, work: Path) -> None:
+    """`validate`, `badge` and `render --badge` in the image, on the example shelf."""
+    def bot(*args: str, volume: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([docker, "run", "--rm", "--network=none", "--entrypoint", "memshelf-bot", "-v", volume,
+                               image, *args], capture_output=True, text=True, check=False)
+
+    checked = bot("validate", "/shelf", "--format", "json", volume=f"{EXAMPLE}:/shelf:ro")
+    expect(checked.returncode == 0 and json.loads(checked.stdout or "{}").get("verdict") == "valid",
+           f"`validate --format json` in the image: the example shelf is valid {checked.stderr.strip()}")
+    badge = bot("badge", "/shelf", "--format", "json", volume=f"{EXAMPLE}:/shelf:ro")
+    expect(badge.returncode == 0 and "message" in json.loads(badge.stdout or "{}"),
+           f"`badge --format json` in the image: a shields.io endpoint {badge.stderr.strip()}")
+    shelf = work / "cli-shelf"
+    shutil.copytree(EXAMPLE, shelf)
+    rendered = bot("render", "/shelf", "--badge", volume=f"{shelf}:/shelf")
+    svg = shelf / "stats.svg"
+    drawn = svg.exists() and b"<svg " in svg.read_bytes() and b"<path " in svg.read_bytes()
+    ok = rendered.returncode == 0 and drawn and (shelf / "INDEX.md").exists() and (shelf / "badge.svg").exists()
+    expect(ok, "`render --badge` in the image writes INDEX.md, stats.svg (drawn) and badge.svg"
+           + ("" if ok else f": exit {rendered.returncode}\n{rendered.stdout}{rendered.stderr}"))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Redis:
+    """Debian's redis-server on loopback, on a free port (the App's tests use the same)."""
+
+    def __init__(self, where: Path) -> None:
+        self.url = f"redis://127.0.0.1:{free_port()}/0"
+        port = self.url.rsplit(":", 1)[1].split("/")[0]
+        self.proc = subprocess.Popen([str(shutil.which("redis-server")), "--bind", "127.0.0.1", "--port", port,
+                                      "--save", "", "--appendonly", "no", "--dir", str(where)],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", int(port)), timeout=1):
+                    return
+            except OSError:
+                time.sleep(0.1)
+        self.stop()
+        raise RuntimeError("redis-server did not start")
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(timeout=30)
+
+
+class AppInImage:
+    """`memshelf-bot serve|worker` in the image, on the host's network, until stopped."""
+
+    SECRET = "smoke-webhook-secret"
+
+    def __init__(self, docker: str, image: str, command: list[str], env: dict[str, str]) -> None:
+        self.docker, self.name = docker, f"memshelf-bot-smoke-{command[0]}-{os.getpid()}"
+        cmd = [docker, "run", "--rm", "--name", self.name, "--network=host", "--entrypoint", "memshelf-bot"]
+        for key in env:
+            cmd += ["-e", key]
+        self.proc = subprocess.Popen([*cmd, image, *command], env={**os.environ, **env}, text=True,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+    def ready_url(self) -> str:
+        line = self.proc.stdout.readline() if self.proc.stdout else ""
+        return line.split()[1].rstrip("/") if line.startswith("ready ") else ""
+
+    def stop(self) -> tuple[int, str]:
+        subprocess.run([self.docker, "stop", "--time", "30", self.name], capture_output=True, check=False)
+        _, err = self.proc.communicate(timeout=60)
+        return self.proc.returncode, err
+
+
+def app_env(key_pem: str) -> dict[str, str]:
+    return {"MEMSHELF_BOT_APP_ID": "42", "MEMSHELF_BOT_PRIVATE_KEY": key_pem,
+            "MEMSHELF_BOT_WEBHOOK_SECRET": AppInImage.SECRET}
+
+
+def signed_ping(url: str) -> int:
+    body = json.dumps({"zen": "Design for failure.", "hook_id": 1}).encode()
+    request = urllib.request.Request(f"{url}/webhook", data=body, method="POST", headers={
+        "Content-Type": "application/json", "X-GitHub-Event": "ping", "X-GitHub-Delivery": "smoke-ping-1",
+        "X-Hub-Signature-256": "sha256=" + hmac.new(AppInImage.SECRET.encode(), body, hashlib.sha256).hexdigest()})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return response.status
+
+
+def app_in_image(docker: str, image: str, work: Path) -> None:
+    """The App's `serve` in the image: health, metrics, status page and a signed ping; on Redis too."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    env = app_env(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                    serialization.NoEncryption()).decode("ascii"))
+    queues = [("sqlite", ["--data-dir", "/data"])]
+    redis = Redis(work) if shutil.which("redis-server") else None
+    if redis is None:
+        print("  (no redis-server on this host: the App on Redis is not run)")
+    else:
+        queues.append(("redis", ["--redis", redis.url]))
+    try:
+        for queue, args in queues:
+            app = AppInImage(docker, image, ["serve", "--port", str(free_port()), *args], env)
+            try:
+                url = app.ready_url()
+                expect(bool(url), f"`serve` on {queue} gets ready in the image")
+                health = urllib.request.urlopen(f"{url}/healthz", timeout=30).status
+                metrics = urllib.request.urlopen(f"{url}/metrics", timeout=30).read()
+                page = urllib.request.urlopen(f"{url}/", timeout=30).read()
+                expect(health == 200 and b"# TYPE" in metrics and b"memshelf-bot" in page
+                       and signed_ping(url) in (200, 202),
+                       f"`serve` on {queue}: health, Prometheus metrics, the status page and a signed ping answer")
+            finally:
+                code, err = app.stop()
+            clean = code == 0 and "Traceback" not in err
+            expect(clean, f"`serve` on {queue} stops cleanly on SIGTERM" + ("" if clean else f": {err[-2000:]}"))
+        if redis is not None:
+            worker = AppInImage(docker, image, ["worker", "--redis", redis.url], env)
+            time.sleep(3)
+            running = worker.proc.poll() is None
+            code, err = worker.stop()
+            clean = running and code == 0 and "Traceback" not in err
+            expect(clean, "`worker` on Redis runs in the image and stops cleanly" + ("" if clean else f": {err[-2000:]}"))
+    finally:
+        if redis is not None:
+            redis.stop()
+
+
 def image_size(docker: str, image: str) -> int:
     return int(subprocess.run([docker, "image", "inspect", "--format", "{{.Size}}", image], capture_output=True,
                               text=True, check=True).stdout.strip())
@@ -431,6 +570,8 @@ def main() -> int:
     try:
         font_cache_in_image(docker, image)
         png_through_cairo(docker, image, work)
+        cli_in_image(docker, image, work)
+        app_in_image(docker, image, work)
         runner = Runner(work)
         bare, base = seed(work)
         pull_request_without_network(runner, work, bare, base)
