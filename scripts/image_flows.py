@@ -298,12 +298,15 @@ def get(url: str) -> bytes:
 
 def the_app(work: Path, base: str, head: str, stub: StubGitHub) -> None:
     env = app_env(work)
-    proc, lines = start(["serve", "--port", "0", "--data-dir", str(work / "app"), "--github-url", stub.url],
-                        env, work)
+    proc, lines = start(["serve", "--port", "0", "--admin-port", "0", "--data-dir", str(work / "app"),
+                         "--github-url", stub.url], env, work)
     try:
         expect(bool(lines) and lines[-1].startswith("ready "), f"serve gets ready: {lines}")
         url = lines[-1].split()[1].rstrip("/")
-        expect(b"memshelf" in get(f"{url}/").lower() and bool(get(f"{url}/metrics")) and bool(get(f"{url}/healthz")),
+        lines.append((proc.stdout.readline() if proc.stdout else "").rstrip("\n"))
+        expect(lines[-1].startswith("admin "), f"serve names its admin listener: {lines}")
+        admin = lines[-1].split()[1].rstrip("/")
+        expect(b"memshelf" in get(f"{admin}/").lower() and bool(get(f"{admin}/metrics")) and bool(get(f"{url}/healthz")),
                "the status page, metrics and health answer")
         expect(signed(url, "ping", {"zen": "Keep it logically awesome.", "hook_id": 1}) in (200, 202), "ping")
         repo = {"full_name": "octo/shelf", "name": "shelf", "default_branch": "main", "owner": {"login": "octo"}}
@@ -327,7 +330,7 @@ def the_app(work: Path, base: str, head: str, stub: StubGitHub) -> None:
     finally:
         stop(setup, [opened], "setup")
     redis = f"redis://127.0.0.1:{closed_port()}/0"
-    for args in (["serve", "--port", "0", "--redis", redis], ["worker", "--redis", redis]):
+    for args in (["serve", "--port", "0", "--admin-port", "0", "--redis", redis], ["worker", "--redis", redis]):
         proc, lines = start([*args, "--github-url", stub.url], env, work)
         time.sleep(2)
         stop(proc, lines, args[0])

@@ -443,6 +443,11 @@ class AppInImage:
         line = self.proc.stdout.readline() if self.proc.stdout else ""
         return line.split()[1].rstrip("/") if line.startswith("ready ") else ""
 
+    def admin_url(self) -> str:
+        """`serve` prints its admin listener (status page, metrics) right after `ready`."""
+        line = self.proc.stdout.readline() if self.proc.stdout else ""
+        return line.split()[1].rstrip("/") if line.startswith("admin ") else ""
+
     def stop(self) -> tuple[int, str]:
         subprocess.run([self.docker, "stop", "--time", "30", self.name], capture_output=True, check=False)
         _, err = self.proc.communicate(timeout=60)
@@ -479,13 +484,14 @@ def app_in_image(docker: str, image: str, work: Path) -> None:
         queues.append(("redis", ["--redis", redis.url]))
     try:
         for queue, args in queues:
-            app = AppInImage(docker, image, ["serve", "--port", str(free_port()), *args], env)
+            app = AppInImage(docker, image, ["serve", "--port", str(free_port()), "--admin-port",
+                                             str(free_port()), *args], env)
             try:
-                url = app.ready_url()
-                expect(bool(url), f"`serve` on {queue} gets ready in the image")
+                url, admin = app.ready_url(), app.admin_url()
+                expect(bool(url) and bool(admin), f"`serve` on {queue} gets ready in the image")
                 health = urllib.request.urlopen(f"{url}/healthz", timeout=30).status
-                metrics = urllib.request.urlopen(f"{url}/metrics", timeout=30).read()
-                page = urllib.request.urlopen(f"{url}/", timeout=30).read()
+                metrics = urllib.request.urlopen(f"{admin}/metrics", timeout=30).read()
+                page = urllib.request.urlopen(f"{admin}/", timeout=30).read()
                 expect(health == 200 and b"# TYPE" in metrics and b"memshelf-bot" in page
                        and signed_ping(url) in (200, 202),
                        f"`serve` on {queue}: health, Prometheus metrics, the status page and a signed ping answer")
