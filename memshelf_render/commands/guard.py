@@ -7,12 +7,13 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from .console import json_document, load_for_command, shown
+from .console import json_document, load_for_command, policy, shown
 
 if TYPE_CHECKING:
     import argparse
 
     from ..guard import GuardResult
+    from ..redact import PolicyPack
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -42,32 +43,34 @@ def run(args: argparse.Namespace) -> int:
         return 2
     allow = list(shelf.settings.allow_paths) + list(args.allow or [])
     result = classify(shelf, changes, base_ids=base_ids, allow=allow)
+    pack = policy(shelf)
     if args.format == "json":
-        print(json_document(result.as_dict()))
+        print(json_document(result.as_dict(), pack))
     elif args.format == "github":
-        _print_annotations(result)
+        _print_annotations(result, pack)
     else:
-        _print_text(result)
+        _print_text(result, pack)
     return 0 if result.ok else 1
 
 
-def _print_annotations(result: GuardResult) -> None:
+def _print_annotations(result: GuardResult, pack: PolicyPack | None) -> None:
     from ..redact import mask
     from ..report.as_github import annotation
 
     for f in result.findings:
         print(annotation({"error": "error", "warning": "warning"}.get(f.severity.value, "notice"),
-                         mask(f.path), None, f"memshelf-bot: {f.code}", f"{mask(f.message)}\nfix: {f.rule.fix}"))
+                         mask(f.path, pack), None, f"memshelf-bot: {f.code}",
+                         f"{mask(f.message, pack)}\nfix: {f.rule.fix}"))
 
 
-def _print_text(result: GuardResult) -> None:
+def _print_text(result: GuardResult, pack: PolicyPack | None) -> None:
     from ..escape import log_line
     from ..redact import mask
 
     for label, paths in (("added", result.added), ("modified", result.modified), ("removed", result.removed),
                          ("derived", result.derived), ("other", result.other), ("allowed", result.allowed)):
         for p in paths:
-            print(f"{label:9} {shown(p)}")
+            print(f"{label:9} {shown(p, pack)}")
     for f in result.findings:
-        print(f"{log_line(mask(f.path))}: {f.severity.value} [{f.code}] {shown(f.message)}")
+        print(f"{log_line(mask(f.path, pack))}: {f.severity.value} [{f.code}] {shown(f.message, pack)}")
     print("guard: " + ("ok" if result.ok else "blocked"))

@@ -12,12 +12,13 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from .console import json_document, load_for_command, report_config, shown
+from .console import json_document, load_for_command, policy, report_config, shown
 
 if TYPE_CHECKING:
     import argparse
 
     from ..chartjob import ChartJob
+    from ..redact import PolicyPack
     from ..render import RenderResult
 
 
@@ -33,20 +34,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=f"{__name__}:run")
 
 
-def _print_text(result: RenderResult) -> None:
+def _print_text(result: RenderResult, pack: PolicyPack | None) -> None:
     """One line per path and warning; each starts with our own word, the rest is `shown`."""
     for path in result.written:
-        print(f"wrote    {shown(path)}")
+        print(f"wrote    {shown(path, pack)}")
     for path in result.deleted:
-        print(f"deleted  {shown(path)}")
+        print(f"deleted  {shown(path, pack)}")
     for path in result.drifted:
-        print(f"drifted  {shown(path)}")
+        print(f"drifted  {shown(path, pack)}")
     for path, reason in result.skipped:
-        print(f"skipped  {shown(path)}: {shown(reason)}")
+        print(f"skipped  {shown(path, pack)}: {shown(reason, pack)}")
     for text in result.warnings:
-        print(f"warning: {shown(text)}")
+        print(f"warning: {shown(text, pack)}")
     for path, reason in result.neutralised:
-        print(f"neutralised  {shown(path)}: {shown(reason)}")
+        print(f"neutralised  {shown(path, pack)}: {shown(reason, pack)}")
     if result.check:
         verdict = f"{len(result.drifted)} drifted" if result.drifted else "no drift"
         print(f"render --check: {result.episodes} episodes, {len(result.files)} derived files, {verdict}")
@@ -80,10 +81,11 @@ def _render(args: argparse.Namespace, chart: ChartJob) -> int:
         report_config(problems)
         return 2
     result = render_shelf(shelf, check=args.check, badge=args.badge, chart=chart, rows=rows)
+    pack = policy(shelf)
     if args.format == "json":
-        print(json_document(result.as_dict()))
+        print(json_document(result.as_dict(), pack))
     else:
-        _print_text(result)
+        _print_text(result, pack)
     if result.drifted:
         print("derived files are out of date: run `memshelf-bot render` and commit the result", file=sys.stderr)
         return 1

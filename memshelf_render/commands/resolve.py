@@ -7,11 +7,12 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from .console import json_document, report_config, shown
+from .console import json_document, policy, report_config, shown
 
 if TYPE_CHECKING:
     import argparse
 
+    from ..redact import PolicyPack
     from ..resolve import ResolveResult
 
 
@@ -25,6 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..resolve import GitError, ShelfConfigError, resolve
+    from ..shelf import load_shelf
 
     try:
         result = resolve(args.path, commit=args.commit)
@@ -34,23 +36,24 @@ def run(args: argparse.Namespace) -> int:
     except GitError as exc:
         print(f"git failed: {shown(str(exc))}", file=sys.stderr)
         return 2
+    pack = policy(load_shelf(args.path, defer_schemas=True)[0])  # the merged shelf's
     if args.format == "json":
-        print(json_document(result.as_dict()))
+        print(json_document(result.as_dict(), pack))
     else:
-        _print_text(result)
+        _print_text(result, pack)
     return result.exit_code
 
 
-def _print_text(result: ResolveResult) -> None:
+def _print_text(result: ResolveResult, pack: PolicyPack | None) -> None:
     """One line per path and note; each starts with our own word, the rest is `shown`."""
     for path in result.resolved:
-        print(f"unioned      {shown(path)}")
+        print(f"unioned      {shown(path, pack)}")
     for path in result.regenerated:
-        print(f"regenerated  {shown(path)}")
+        print(f"regenerated  {shown(path, pack)}")
     for item in result.unresolved:
-        print(f"unresolved   {shown(item.path)}: {shown(item.reason)}")
+        print(f"unresolved   {shown(item.path, pack)}: {shown(item.reason, pack)}")
     for note in result.notes:
-        print(f"note: {shown(note)}")
+        print(f"note: {shown(note, pack)}")
     counts = result.validation.get("counts", {})
     print(f"validate: {result.validation.get('verdict')} ({counts.get('error', 0)} errors, "
           f"{counts.get('warning', 0)} warnings)")

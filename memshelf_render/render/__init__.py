@@ -33,7 +33,7 @@ from ..derived import (
 from ..parallel import cores
 from ..records import Collecting, Record
 from ..redact import mask
-from ..shelf import DOCSHELF, Shelf
+from ..shelf import DOCSHELF, MANIFEST, Shelf
 from ..text import MAX_DESCRIPTION_CHARS, flatten
 from .archive import CONFIG_PATH, archive_book
 from .cells import CellGuard
@@ -114,19 +114,21 @@ def utf8(text: str) -> bytes:
     return text.encode("utf-8", "backslashreplace")
 
 
-def _index_files(shelf: Shelf, book: Book, meta: dict, splits: dict, foot: str) -> dict[str, bytes | None]:
-    """The book's INDEX, then its SUBINDEX files (empty when a human keeps the docs INDEX)."""
+def _index_files(shelf: Shelf, book: Book, meta: dict, splits: dict, foot: str,
+                 guard: CellGuard) -> dict[str, bytes | None]:
+    """The book's INDEX, then its SUBINDEX files (empty when a human keeps the docs INDEX). Its
+    config and every name it takes pass `guard` first."""
     if not book.archived and not index_is_derived(shelf):
         return {}
-    categories = index_categories(shelf, archived=book.archived, meta=meta, splits=splits)
-    links = Links(book.cfg, book.rel(posixpath.dirname(book.index_path)))
-    text = index_text(book.cfg, categories, links, default_preamble=book.default_preamble, footer_line=foot)
+    cfg = guard.config(book.cfg, CONFIG_PATH if book.archived else DOCSHELF)
+    categories = index_categories(shelf, archived=book.archived, meta=meta, splits=splits, guard=guard)
+    links = Links(cfg, book.rel(posixpath.dirname(book.index_path)))
+    text = index_text(cfg, categories, links, default_preamble=book.default_preamble, footer_line=foot)
     files: dict[str, bytes | None] = {book.index_path: utf8(text)}
-    split_entries = {e.split_dir: e for entries in categories.values() for e in entries if e.sections}
+    split_entries = {e.source[:-3]: e for entries in categories.values() for e in entries if e.sections}
     for path in subindex_paths(shelf, archived=book.archived):
-        folder = book.rel(posixpath.dirname(path))
-        entry = split_entries.get(folder)
-        files[path] = None if entry is None else utf8(subindex_text(entry, Links(book.cfg, folder), foot))
+        entry = split_entries.get(book.rel(posixpath.dirname(path)))
+        files[path] = None if entry is None else utf8(subindex_text(entry, Links(cfg, entry.split_dir), foot))
     return files
 
 
@@ -168,9 +170,9 @@ def plan(shelf: Shelf, records: list[Record], *, badge: bool | None = None,
     if shelf.docshelf_problem:
         warnings.append(f"{DOCSHELF}: {shelf.docshelf_problem}; INDEX.md rendered with the default settings")
     splits = split_documents(shelf)
-    foot = footer(shelf.generated_by, shelf.docs_root)
+    foot = footer(shelf.generated_by, guard.cell(shelf.docs_root, MANIFEST, "docs_root"))
     docs_meta = meta_entries(records, archived=False, guard=guard)
-    docs_index = _index_files(shelf, docs_book(shelf), docs_meta, splits, foot)
+    docs_index = _index_files(shelf, docs_book(shelf), docs_meta, splits, foot, guard)
     index_str = _index_str(shelf, docs_index)
     drawing: Callable[[], bytes] | None = None
     if draw_chart:
@@ -188,7 +190,7 @@ def plan(shelf: Shelf, records: list[Record], *, badge: bool | None = None,
             warnings.append(f"{CONFIG_PATH}: {problem}; {ARCHIVE_INDEX} rendered with the default settings")
         archive_meta = meta_entries(records, archived=True, guard=guard)
         files.update(_meta_files(shelf, archive_meta, archived=True))
-        files.update(_index_files(shelf, archive, archive_meta, splits, foot))
+        files.update(_index_files(shelf, archive, archive_meta, splits, foot, guard))
     elif on_disk(shelf.root, ARCHIVE_INDEX).exists:
         files[ARCHIVE_INDEX] = None
 
