@@ -172,7 +172,7 @@ def test_the_config_and_the_names_it_masked_are_named(tmp_path: Path) -> None:
     assert neutralised[".docshelf.json"] == "a secret in name was masked; a secret in branch was masked"
     [(path, reason)] = [(p, r) for p, r in neutralised.items() if p.startswith("docs/topics/")]
     assert path == f"docs/topics/{masked('github-token')}.md"
-    assert "a secret in its path was masked" in reason and "a secret in id was masked" in reason
+    assert "a secret in its file name was masked" in reason and "a secret in id was masked" in reason
 
 
 # --- `resolve` inside a real git merge ------------------------------------------------------------

@@ -242,10 +242,10 @@ def index_categories(
         if ref.archived != archived:
             continue
         source = ref.path[len(prefix):]
-        path = guard.cell(source, ref.path, "its path")
-        name = guard.cell(ref.path.rsplit("/", 1)[-1], ref.path, "its file name")  # as .meta.json keys it
-        title, description = entry_title(path.rsplit("/", 1)[-1][:-3], meta.get(ref.category, {}).get(name),
-                                         guard, ref.path)
+        folder, _, filename = source.rpartition("/")
+        name = guard.cell(filename, ref.path, "its file name")  # as .meta.json keys it
+        path = f"{guard.cell(folder, ref.path, 'its directory')}/{name}" if folder else name
+        title, description = entry_title(name[:-3], meta.get(ref.category, {}).get(name), guard, ref.path)
         sections = tuple(SectionFile(guard.cell(s.name, ref.path, "a chapter's file name"), s.size)
                          for s in splits.get(ref.path[:-3], ()))
         size = _size(shelf, ref.path) if sections else 0  # only split documents show their size
