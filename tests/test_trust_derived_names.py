@@ -20,6 +20,8 @@ from pathlib import Path
 import pytest
 
 from bot.flows import render_main
+from memshelf_render.derived import derived_paths
+from memshelf_render.shelf import load_shelf
 from tests.fakegh import World
 from tests.shelfkit import TOPIC, make_shelf, run_cli
 
@@ -39,7 +41,7 @@ class Leak:
     secret: str
     kind: str
     pieces: tuple[str, ...]  # its distinctive parts: none may survive, in any letter case
-    episodes: dict[str, str] = field(default_factory=dict)  # shelf-relative path -> episode text
+    files: dict[str, str] = field(default_factory=dict)  # shelf-relative path -> text (episodes, chapters)
     docshelf: dict[str, str] = field(default_factory=dict)  # `.docshelf.json` keys laid over the shelf's
     patterns: str = ""  # POLICY.patterns lines added
     shown: tuple[tuple[str, str], ...] = ()  # (derived file, text holding the mask that must be in it)
@@ -95,6 +97,12 @@ LEAKS = {
         patterns=CODENAME_RULE + "\n",
         shown=(("INDEX.md", f"- [**2026 01 05 {masked('codename')}**]("),
                ("ledger.tsv", f"\t2026-01-05-{masked('codename')}\tlive\t"))),
+    "github token as an archived file name, aws key as the archive's name": Leak(
+        GHP, "github-token", (GHP[4:], AKIA[4:]),
+        {f"archive/docs/topics/{GHP}.md": untitled(GHP), "archive/.docshelf.json": json.dumps({"name": AKIA})},
+        shown=(("archive/INDEX.md", f"# {masked('aws-access-key')}\n"),
+               ("archive/INDEX.md", f"- **{masked('github-token')}** — `{masked('github-token')}.md`"),
+               ("ledger.tsv", f"\t{masked('github-token')}\tlive\t"))),
     "github token as a chapter's file name": Leak(
         GHP, "github-token", (GHP[4:],),
         {"docs/topics/2026-01-05-cache-policy.md": titled("2026-01-05-cache-policy"),
@@ -116,7 +124,7 @@ def written(before: dict[str, bytes], after: dict[str, bytes]) -> dict[str, byte
 
 def assert_not_published(leak: Leak, files: dict[str, bytes]) -> None:
     """No file holds the secret or a piece of it (in any case); each mask stands where it was."""
-    assert "INDEX.md" in files, sorted(files)
+    assert files
     for path, data in files.items():
         text = data.decode("utf-8", errors="replace")
         assert leak.secret not in text, path
@@ -135,9 +143,9 @@ def leaky_shelf(root: Path, leak: Leak) -> Path:
     from tests.shelfkit import RESEARCH, RESEARCH_PATH, SESSION, SESSION_PATH, TOPIC_PATH
 
     episodes = {SESSION_PATH: SESSION, RESEARCH_PATH: RESEARCH}
-    if not any(path.startswith("docs/topics/2026-01-05-cache-policy") for path in leak.episodes):
+    if not any(path.startswith("docs/topics/2026-01-05-cache-policy") for path in leak.files):
         episodes[TOPIC_PATH] = TOPIC
-    make_shelf(root, {**episodes, **leak.episodes}, patterns=leak.patterns)
+    make_shelf(root, {**episodes, **leak.files}, patterns=leak.patterns)
     (root / ".docshelf.json").write_text(_docshelf(leak), encoding="utf-8")
     return root
 
@@ -200,7 +208,7 @@ def test_resolve_in_a_merge_publishes_no_secret(tmp_path: Path, case: str) -> No
         git(root, *args)
     assert run_cli("render", str(root)).returncode == 0
     _commit(root, "base")
-    leaky = leak.episodes or {"docs/topics/2026-01-08-extra.md": titled("2026-01-08-extra")}
+    leaky = leak.files or {"docs/topics/2026-01-08-extra.md": titled("2026-01-08-extra")}
     for name, files in (("leaky", leaky), ("other", {"docs/topics/2026-01-09-other.md": titled("2026-01-09-other")})):
         git(root, "checkout", "-q", "-b", name, "main")
         for rel, text in files.items():
@@ -216,7 +224,9 @@ def test_resolve_in_a_merge_publishes_no_secret(tmp_path: Path, case: str) -> No
     assert proc.returncode == 0, proc.stdout + proc.stderr
     after = _files(root)
     assert "resolve: resolved" in proc.stdout and git(root, "status", "--porcelain") == ""
-    derived = {p: after[p] for p in ("INDEX.md", "ledger.tsv", "docs/topics/.meta.json") if p in after}
+    shelf, _ = load_shelf(root)
+    assert shelf is not None
+    derived = {p: after[p] for p in derived_paths(shelf) if p in after}
     assert_not_published(leak, {**written(before, after), **derived})
     assert derived == {p: git(root, "show", f"HEAD:{p}").encode() for p in derived}  # as committed
     for piece in leak.pieces:
@@ -232,7 +242,7 @@ def test_the_actions_render_on_main_commits_no_secret(tmp_path: Path, case: str)
     world = World.make(tmp_path)
     example = json.loads((world.repo / ".docshelf.json").read_text(encoding="utf-8"))
     patterns = (world.repo / "POLICY.patterns").read_text(encoding="utf-8") + leak.patterns
-    world.commit("main", {**leak.episodes, ".docshelf.json": _docshelf(leak, example), "POLICY.patterns": patterns})
+    world.commit("main", {**leak.files, ".docshelf.json": _docshelf(leak, example), "POLICY.patterns": patterns})
     job = world.job(world.push_event("main", "", world.gh.branch_sha("main")))
     code = render_main.run(job, sleep=lambda s: None, rng=random.Random(1))
     assert code in (0, 1), world.out.getvalue()  # 1: the shelf's own errors (a secret in an id) are reported

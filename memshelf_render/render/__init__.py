@@ -57,7 +57,7 @@ class RenderResult:
     drifted: list[str] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-    neutralised: list[tuple[str, str]] = field(default_factory=list)  # (episode, what was masked/escaped)
+    neutralised: list[tuple[str, str]] = field(default_factory=list)  # (episode or config, what was masked/escaped)
 
     @property
     def ok(self) -> bool:
@@ -68,8 +68,9 @@ class RenderResult:
         drift), episodes (files discovered), written, deleted, unchanged, drifted (shelf-relative
         paths in render order), skipped ([{path, reason}]: episodes without a ledger row and
         derived paths that could not be written), warnings (strings) and neutralised ([{path,
-        reason}]: episodes with error-level content — a secret, markup or a line break in a title — that was
-        masked or escaped on its way into the derived files)."""
+        reason}]: episodes with error-level content — a secret, markup or a line break in a title, a
+        secret in the file name — that was masked or escaped on its way into the derived files, and
+        a renderer config file with a secret that was masked)."""
         return {
             "tool": "memshelf-bot",
             "version": __version__,
