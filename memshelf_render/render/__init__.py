@@ -171,7 +171,7 @@ def plan(shelf: Shelf, records: list[Record], *, badge: bool | None = None,
     if shelf.docshelf_problem:
         warnings.append(f"{DOCSHELF}: {shelf.docshelf_problem}; INDEX.md rendered with the default settings")
     splits = split_documents(shelf)
-    foot = footer(shelf.generated_by, guard.cell(shelf.docs_root, MANIFEST, "docs_root"))
+    foot = footer(shelf.generated_by, guard.name(shelf.docs_root, MANIFEST, "docs_root"))
     docs_meta = meta_entries(records, archived=False, guard=guard)
     docs_index = _index_files(shelf, docs_book(shelf), docs_meta, splits, foot, guard)
     index_str = _index_str(shelf, docs_index)

@@ -21,7 +21,7 @@ from ..escape import terminal
 from ..markup import escape_markup
 from ..shelf import ARCHIVE_DIR, DocshelfConfig, Shelf
 from ..text import flatten_cell, humanize_stem
-from .cells import CellGuard, around_masks
+from .cells import CellGuard, around_masks, encodable
 from .links import Links
 
 DOCSHELF_FOOTER = (
@@ -99,7 +99,7 @@ def entry_title(stem: str, meta: dict[str, str] | None, guard: CellGuard, path: 
     title = meta.get("title", "") if meta else ""
     description = meta.get("description", "").strip() if meta else ""
     if not title:
-        title = guard.cell(around_masks(stem, humanize_stem), path, "its file name")
+        title = guard.name(around_masks(stem, humanize_stem), path, "its file name")
     return flatten_cell(title), flatten_cell(description)
 
 
@@ -237,18 +237,18 @@ def index_categories(
     prefix = f"{ARCHIVE_DIR}/" if archived else ""
     parent = shelf.archive_docs_root if archived else shelf.docs_root
     categories = layout.archive_categories if archived else layout.categories
-    found: dict[str, list[Entry]] = {guard.cell(c, f"{parent}/{c}", "its name"): [] for c in categories}
+    found: dict[str, list[Entry]] = {guard.name(c, f"{parent}/{c}", "its name"): [] for c in categories}
     for ref in layout.episodes:
         if ref.archived != archived:
             continue
         source = ref.path[len(prefix):]
         folder, _, filename = source.rpartition("/")
-        name = guard.cell(filename, ref.path, "its file name")  # as .meta.json keys it
-        path = f"{guard.cell(folder, ref.path, 'its directory')}/{name}" if folder else name
-        title, description = entry_title(name[:-3], meta.get(ref.category, {}).get(name), guard, ref.path)
-        sections = tuple(SectionFile(guard.cell(s.name, ref.path, "a chapter's file name"), s.size)
+        name = guard.name(filename, ref.path, "its file name")
+        path = f"{guard.name(folder, ref.path, 'its directory')}/{name}" if folder else name
+        title, description = entry_title(name[:-3], meta.get(ref.category, {}).get(encodable(name)), guard, ref.path)
+        sections = tuple(SectionFile(guard.name(s.name, ref.path, "a chapter's file name"), s.size)
                          for s in splits.get(ref.path[:-3], ()))
         size = _size(shelf, ref.path) if sections else 0  # only split documents show their size
-        category = guard.cell(ref.category, ref.path, "its category's name")
+        category = guard.name(ref.category, ref.path, "its category's name")
         found.setdefault(category, []).append(Entry(path, source, title, description, size, sections))
     return found
