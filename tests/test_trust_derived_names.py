@@ -23,7 +23,16 @@ from bot.flows import render_main
 from memshelf_render.derived import derived_paths
 from memshelf_render.shelf import load_shelf
 from tests.fakegh import World
-from tests.shelfkit import TOPIC, make_shelf, run_cli
+from tests.shelfkit import (
+    RESEARCH,
+    RESEARCH_PATH,
+    SESSION,
+    SESSION_PATH,
+    TOPIC,
+    TOPIC_PATH,
+    make_shelf,
+    run_cli,
+)
 
 GHP = "ghp_" + "R8kQ2vXw" * 4 + "Zt7p"
 PAT = "github_pat_11AQZ3KXY0_Lm4Np7Qr2St5Uv8Wx1Yz"
@@ -140,8 +149,6 @@ def _docshelf(leak: Leak, base: dict | None = None) -> str:
 
 def leaky_shelf(root: Path, leak: Leak) -> Path:
     """The three-episode test shelf with the leak's files, config and policy."""
-    from tests.shelfkit import RESEARCH, RESEARCH_PATH, SESSION, SESSION_PATH, TOPIC_PATH
-
     episodes = {SESSION_PATH: SESSION, RESEARCH_PATH: RESEARCH}
     if not any(path.startswith("docs/topics/2026-01-05-cache-policy") for path in leak.files):
         episodes[TOPIC_PATH] = TOPIC
