@@ -1,16 +1,15 @@
-"""`memshelf-bot action`: the container entrypoint. Reads `GITHUB_*` and `INPUT_*`, picks the flow
-for the event (`mode: auto`) or the one the `mode` input names, and leaves its outputs in
-$GITHUB_OUTPUT and its report in $GITHUB_STEP_SUMMARY whatever happens.
+"""`memshelf-bot action`: the Action's front door, the container entrypoint. Reads `GITHUB_*` and
+`INPUT_*`, runs the flow the router gives the event (`mode: auto`) or the one the `mode` input
+names, with the sinks this door picks, and turns the flow's result into the step's outputs
+($GITHUB_OUTPUT), its summary ($GITHUB_STEP_SUMMARY) and its exit status, whatever happens.
 
-`mode: auto`:
-- `pull_request` / `pull_request_target` → the pull-request flow (guard, rules, feedback);
-- `push` to the default branch → render on main (skipped for the bot's own render commits);
-- `push` to an agent branch (`branch_patterns`, never the bot's own `memshelf-bot/…`) → open or
-  update its pull request, validated in the same run (`open-pr`);
-- `issue_comment` → the `/shelf` commands of a pull request's conversation (`resolve`);
-- `workflow_dispatch` and `schedule` → render on the default branch (a no-op when it is fresh);
-- anything else → a notice, exit 0.
-Exit status: the flow's (0 clean, 1 violations or a failed render, 2 configuration error).
+`mode: auto` asks `bot.router` (the same table as the App): pull requests → the check; a push to
+the default branch → render (skipped for the bot's own render commits); a push to an agent branch
+→ open or update its pull request; a `/shelf` comment → the command; `workflow_dispatch` and
+`schedule` → render the default branch; `merge_group` → the check of the group's head; anything
+else → a notice, exit 0. A fork's `pull_request` run has a read-only `GITHUB_TOKEN`: this door
+says so to the port before the flow runs (the flow never knows). Exit status: the result's (0
+clean, 1 violations or failed work, 2 configuration error).
 """
 
 from __future__ import annotations
@@ -18,55 +17,74 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 
+from memshelf_render.check import Verdict
+
 from . import context
 from . import inputs as action_inputs
 from .context import ContextError
-from .events import EventKind
-from .flows import commands, fork_comment, local, open_pr, pull_request, push, render_main
-from .flows.publish import set_outputs
-from .flows.push import not_handled
+from .events import Event, EventKind
+from .flows import commands, fork_comment, local, open_pr, pull_request, render_main
+from .flows.publish import not_acted_on
+from .flows.registry import BOT_BRANCH_PREFIX
+from .flows.result import FlowOutcome, FlowResult
 from .gitlocal import GitFailed
 from .job import Job
 from .port import PortError, Reason
 from .report import Level, Note, Sink
 from .report.check_run import CheckRunSink
+from .report.comment import StickySink
 from .report.review import ReviewSink
 from .report.sarif import SarifSink
 from .report.workflow import WorkflowReporter
+from .router import FlowName, route, runner
 
-Flow = Callable[[Job], int]
-
-
-def on_pull_request(job: Job) -> int:
-    if job.event.action == "closed" or job.event.pr_state == "closed":
-        return not_handled(job, "a closed pull request")
-    if job.event.fork:  # the checkout is the fork's: nothing it planted is uploaded as the bot's comment
-        fork_comment.clear(job.workspace.root)
-    return pull_request.run(job)
+ModeRun = Callable[[Job], FlowResult]
+OUTPUTS = ("verdict", "errors", "warnings", "episodes", "changed", "commit_sha", "pr_number", "standing_tokens",
+           "sarif_file")
 
 
-def on_dispatch(job: Job) -> int:
-    return render_main.run(job)
+def outputs(result: FlowResult | None) -> dict[str, str]:
+    """Every output the action declares, from the flow's result ('' where it has no value)."""
+    if result is None:
+        return dict.fromkeys(OUTPUTS, "")
+    values: dict[str, object] = {
+        "verdict": result.verdict, "errors": result.errors, "warnings": result.warnings,
+        "episodes": result.episodes, "changed": result.changed, "commit_sha": result.commit_sha,
+        "pr_number": result.pr_number, "standing_tokens": result.standing_tokens, "sarif_file": result.sarif_file}
+    return {name: "" if values[name] is None else str(values[name]) for name in OUTPUTS}
 
 
-# The events `mode: auto` acts on.
-EVENT_FLOWS: dict[EventKind, Flow] = {
-    EventKind.PULL_REQUEST: on_pull_request,
-    EventKind.PULL_REQUEST_TARGET: on_pull_request,
-    EventKind.PUSH: push.run,
-    EventKind.ISSUE_COMMENT: commands.run,
-    EventKind.WORKFLOW_DISPATCH: on_dispatch,
-    EventKind.SCHEDULE: on_dispatch,  # the scheduled render catches merges that started no workflow
-}
+def unrouted(event: Event) -> str:
+    """What the bot does not act on, in words, for the notice."""
+    if event.kind.is_pull_request:
+        return "a closed pull request" if event.action == "closed" else f"a pull request that was {event.action}"
+    if event.kind is EventKind.PUSH:
+        branch = event.branch
+        if branch is None:
+            return f"a push to {event.ref or 'an unnamed ref'} (not a branch)"
+        if event.deleted:
+            return f"the deletion of {branch}"
+        if branch.startswith(BOT_BRANCH_PREFIX):
+            return f"a push to {branch} (the bot's own branch)"
+    return f"{event.name} events" if not event.action else f"{event.name} ({event.action}) events"
 
 
-def guard_mode(job: Job) -> int:
+def auto_mode(job: Job) -> FlowResult:
+    routed = route(job.event)
+    if routed is None and job.event.kind is EventKind.ISSUE_COMMENT:  # conversation: ignored without a word
+        return commands.ignore(job, "a comment that is not a /shelf command on a pull request")
+    if routed is None:
+        return not_acted_on(job.reporter, unrouted(job.event))
+    return runner(routed.flow)(job)
+
+
+def guard_mode(job: Job) -> FlowResult:
     if not job.event.kind.is_pull_request:
         raise ContextError(f"mode guard needs a pull_request event, not {job.event.name}")
     return pull_request.run(job, rules=False)
 
 
-def open_pr_mode(job: Job) -> int:
+def open_pr_mode(job: Job) -> FlowResult:
     """The branch's pull request, whatever `branch_patterns` say: a push to it, or a manual run on it."""
     event = job.event
     branch = event.branch
@@ -74,7 +92,7 @@ def open_pr_mode(job: Job) -> int:
         raise ContextError(f"mode open-pr needs a push to a branch or a workflow_dispatch on one, not "
                            f"{event.name} {event.ref}".rstrip())
     default = job.default_branch()
-    if branch == default or branch.startswith(render_main.BOT_BRANCH_PREFIX):
+    if branch == default or branch.startswith(BOT_BRANCH_PREFIX):
         raise ContextError(f"mode open-pr opens pull requests for agent branches; {branch} is "
                            + ("the default branch" if branch == default else "the bot's own branch"))
     if event.kind is EventKind.PUSH:
@@ -82,24 +100,17 @@ def open_pr_mode(job: Job) -> int:
     return open_pr.run(job, branch, head_sha=job.port.branch_sha(branch))
 
 
-def resolve_mode(job: Job) -> int:
+def resolve_mode(job: Job) -> FlowResult:
     if job.event.kind is not EventKind.ISSUE_COMMENT:
         raise ContextError(f"mode resolve answers `/shelf` comments: it needs an issue_comment event, not "
                            f"{job.event.name}")
-    return commands.run(job)
+    return runner(FlowName.COMMAND)(job)
 
 
-def auto_mode(job: Job) -> int:
-    flow = EVENT_FLOWS.get(job.event.kind)
-    if flow is None:
-        return not_handled(job, f"{job.event.name} events")
-    return flow(job)
-
-
-MODE_FLOWS: dict[str, Flow] = {
+MODE_FLOWS: dict[str, ModeRun] = {
     "auto": auto_mode,
     "validate": local.validate,
-    "render": render_main.run,
+    "render": lambda job: render_main.run(job),
     "guard": guard_mode,
     "open-pr": open_pr_mode,
     "resolve": resolve_mode,
@@ -113,33 +124,60 @@ LOCAL_MODES = ("validate", "badge")  # the modes that need no GitHub API
 def writes(mode: str, job: Job) -> bool:
     """Whether this run's flow writes to GitHub (and so needs a token)."""
     if mode == "auto":
-        return job.event.kind in EVENT_FLOWS
+        return route(job.event) is not None
     return mode not in LOCAL_MODES
 
 
+def fork_run(job: Job) -> bool:
+    """A fork's `pull_request` run: GitHub gives it a read-only token."""
+    return job.event.kind is EventKind.PULL_REQUEST and job.event.fork
+
+
 def sinks(mode: str, job: Job) -> list[Sink]:
-    """Where the Action's check goes besides the log, the summary and the sticky comment. A run
-    that writes to GitHub also tries the check run (`checks: write`) and the review comments
-    holding the suggestions (`pull-requests: write`): a fork's read-only token makes no request,
+    """The one place the Action picks where a check goes besides the log and the summary. A run
+    that writes to GitHub keeps the sticky comment (a fork's run keeps it in the workspace for the
+    `workflow_run` workflow instead) and tries the check run (`checks: write`) and the review
+    comments holding the suggestions (`pull-requests: write`): a read-only token makes no request,
     a refusal (403) is said in the summary, which keeps every suggestion either way. A pull
     request's check also leaves its findings as a SARIF file (the `sarif_file` output)."""
     found: list[Sink] = []
+    clean, port = job.reporter.clean, job.port
     if writes(mode, job):
-        clean = job.reporter.clean
-        found += [CheckRunSink(job.port, clean), ReviewSink(job.port, clean)]
+        keeper = fork_comment.keeper(port, job.workspace.root, job.reporter.log) if fork_run(job) else None
+        found += [StickySink(port, clean, keeper), CheckRunSink(port, clean), ReviewSink(port, clean)]
     if mode in ("auto", "guard") and job.event.kind.is_pull_request:
-        found.append(SarifSink(job.workspace.root, job.reporter.clean))
+        found.append(SarifSink(job.workspace.root, clean))
     return found
+
+
+def prepare(mode: str, job: Job) -> Job:
+    """What this door does to a job before its flow runs: a fork's checkout loses whatever it
+    planted where the bot leaves files, a fork's `pull_request` token is read-only (said to the
+    port, never decided by a flow), and the job gets this door's sinks."""
+    if job.event.kind.is_pull_request and job.event.fork:
+        fork_comment.clear(job.workspace.root)
+    if fork_run(job) and writes(mode, job):
+        job.port.mark_read_only()
+    job.sinks += sinks(mode, job)
+    return job
+
+
+def conclude(reporter: WorkflowReporter, result: FlowResult | None) -> int:
+    """The flow's result as this step's outputs; its exit status."""
+    for name, value in outputs(result).items():
+        reporter.set_output(name, value)
+    return 1 if result is None else result.exit_code
 
 
 def run(env: Mapping[str, str], reporter: WorkflowReporter) -> int:
     """One Action step; every failure ends as an annotation and an exit status, never a traceback.
     Outputs (all of them, empty when not applicable) and the summary are written whatever happens."""
+    result: FlowResult | int = 1
     try:
-        return _run(env, reporter)
+        result = _run(env, reporter)
+        return result if isinstance(result, int) else result.exit_code
     finally:
-        if not reporter.outputs:
-            set_outputs(reporter)
+        conclude(reporter, result if isinstance(result, FlowResult) else None)
         reporter.write_outputs()
         reporter.write_summary()
 
@@ -148,13 +186,17 @@ def _error(reporter: WorkflowReporter, message: str, title: str = "memshelf-bot"
     reporter.annotate(Note(Level.ERROR, None, None, title, message))
 
 
-def _run(env: Mapping[str, str], reporter: WorkflowReporter) -> int:
+def _config_error(detail: str) -> FlowResult:
+    return FlowResult(FlowOutcome.FAILED, Verdict.CONFIG_ERROR, detail=detail)
+
+
+def _run(env: Mapping[str, str], reporter: WorkflowReporter) -> FlowResult | int:
+    """The flow's result, or the exit status of a run that never reached a flow (or broke in one)."""
     try:
         given = action_inputs.read(env)
     except action_inputs.InputError as exc:
         _error(reporter, str(exc), "memshelf-bot: invalid input")
-        set_outputs(reporter, verdict="config-error")
-        return 2
+        return _config_error(str(exc))
     reporter.add_secret(given.token or env.get("GITHUB_TOKEN", ""))
     try:
         job = context.build(env, given, reporter)
@@ -164,10 +206,9 @@ def _run(env: Mapping[str, str], reporter: WorkflowReporter) -> int:
     if not job.workspace.token and writes(given.mode, job):
         _error(reporter, "this run must write to GitHub, but input 'token' is empty and GITHUB_TOKEN is not set: "
                          "pass `token: ${{ github.token }}` (or a token with the job's permissions)")
-        set_outputs(reporter, verdict="config-error")
-        return 2
+        return _config_error("no token")
     context.trust_workspace(job.workspace.root, reporter)
-    job.sinks += sinks(given.mode, job)
+    prepare(given.mode, job)
     try:
         return MODE_FLOWS[given.mode](job)
     except ContextError as exc:

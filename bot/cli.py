@@ -33,6 +33,7 @@ def _add_bot_commands(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("action", help="the container entrypoint: dispatch on the GitHub event")
     p.set_defaults(handler="bot.action:cli_main")
     app_options.add_serve(sub)
+    app_options.add_setup(sub)
     app_options.add_worker(sub)
 
 

@@ -9,7 +9,7 @@ its type checked, and a missing or mistyped field is empty, not an exception.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from enum import StrEnum
 from typing import Any
 
@@ -23,6 +23,7 @@ class EventKind(StrEnum):
     SCHEDULE = "schedule"
     CHECK_RUN = "check_run"
     CHECK_SUITE = "check_suite"
+    MERGE_GROUP = "merge_group"
     OTHER = "other"
 
     @property
@@ -84,10 +85,46 @@ class Event:
     def comment_author_is_bot(self) -> bool:
         return self.comment_author_type is SenderType.BOT or self.comment_author.endswith("[bot]")
 
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON values (enums as their strings, commits as lists), for `from_dict`."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name == "commits":
+                value = [[c.sha, list(c.paths)] for c in value]
+            elif isinstance(value, StrEnum):
+                value = value.value
+            out[f.name] = value
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Event:
+        """The event `to_dict` gave (exactly: `Event.from_dict(e.to_dict()) == e`)."""
+        values = {f.name: data[f.name] for f in fields(cls) if f.name in data}
+        values["kind"] = EventKind(values["kind"])
+        for key in ("sender_type", "comment_author_type"):
+            if key in values:
+                values[key] = SenderType(values[key])
+        values["commits"] = tuple(PushedCommit(sha, tuple(paths)) for sha, paths in values.get("commits", ()))
+        return cls(**values)
+
     @classmethod
     def from_payload(cls, name: str, payload: Mapping[str, Any]) -> Event:
-        """The event `name` as its webhook `payload` describes it."""
+        """The event `name` as its webhook `payload` describes it. A check run or suite re-request
+        carries its suite's head (`head_sha`, `head_ref`) and the first pull request GitHub lists on
+        it (`pr_number`); a merge group (`merge_group.checks_requested`) its head and base."""
         kind = next((k for k in EventKind if k.value == name and k is not EventKind.OTHER), EventKind.OTHER)
+        if kind in (EventKind.CHECK_RUN, EventKind.CHECK_SUITE):
+            return _checks_event(cls._from_payload(kind, name, payload), payload)
+        if kind is EventKind.MERGE_GROUP:
+            group = _obj(payload, "merge_group")
+            event = cls._from_payload(kind, name, payload)
+            return replace(event, head_sha=_str(group, "head_sha"), head_ref=_str(group, "head_ref"),
+                           base_sha=_str(group, "base_sha"), base_ref=_str(group, "base_ref"))
+        return cls._from_payload(kind, name, payload)
+
+    @classmethod
+    def _from_payload(cls, kind: EventKind, name: str, payload: Mapping[str, Any]) -> Event:
         repo = _obj(payload, "repository")
         pr = _obj(payload, "pull_request")
         issue = _obj(payload, "issue")
@@ -145,3 +182,13 @@ def _sender_type(user: Mapping[str, Any]) -> SenderType:
 def _commit(data: Mapping[str, Any]) -> PushedCommit:
     paths = [p for key in ("added", "modified", "removed") for p in _list(data, key) if isinstance(p, str)]
     return PushedCommit(_str(data, "id"), tuple(paths))
+
+
+def _checks_event(event: Event, payload: Mapping[str, Any]) -> Event:
+    """A check run or suite event with its suite's head and first pull request."""
+    run = _obj(payload, "check_run")
+    suite = _obj(run, "check_suite") if run else _obj(payload, "check_suite")
+    pulls = _list(run, "pull_requests") or _list(suite, "pull_requests")
+    first = pulls[0] if pulls and isinstance(pulls[0], Mapping) else {}
+    return replace(event, head_sha=_str(suite, "head_sha") or _str(run, "head_sha"),
+                   head_ref=_str(suite, "head_branch"), pr_number=_int(first, "number"))

@@ -1,8 +1,9 @@
-"""One job of the bot, whichever front door started it: the event, the GitHub port, the reporter
-and the workspace. Flows take a `Job` and nothing else; they never read env vars or payloads.
+"""One job of the bot, whichever front door started it: the event, the GitHub port, the reporter,
+the sinks and the workspace. Flows take a `Job` and nothing else (they never read env vars or
+payloads, nor which door built the job) and return a `FlowResult`.
 
-The Action builds a job from `GITHUB_*` and `INPUT_*` (bot/action.py); the App builds one from a
-delivery and an installation token.
+The Action builds a job from `GITHUB_*` and `INPUT_*` (bot/context.py, bot/action.py); the App
+builds one from a routed event and an installation token (bot/app/door.py).
 """
 
 from __future__ import annotations
@@ -59,7 +60,8 @@ class Workspace:
 
 @dataclass
 class Job:
-    """`sinks`: where else each check's publication goes (the App's check run, a SARIF file)."""
+    """`sinks`: where each check's publication goes besides the reporter, as the front door
+    picked them (the sticky comment, the check run, review suggestions, a SARIF file)."""
 
     event: Event
     port: GitHubPort

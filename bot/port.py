@@ -244,6 +244,7 @@ class CheckRun:
     head_sha: str
     status: CheckStatus
     conclusion: Conclusion | None = None
+    external_id: str = ""  # the App's job key, so a job run again finds its own check run
 
 
 # git data ------------------------------------------------------------------------------
@@ -430,8 +431,11 @@ class GitHubPort(Protocol):
     # verdicts
     def set_status(self, sha: str, status: CommitStatus) -> None: ...
 
+    def check_runs(self, head_sha: str, name: str) -> tuple[CheckRun, ...]:
+        """Every check run named `name` on `head_sha` (not only the latest), newest first."""
+
     def create_check_run(self, name: str, head_sha: str, status: CheckStatus, output: CheckOutput | None = None,
-                         conclusion: Conclusion | None = None) -> CheckRun: ...
+                         conclusion: Conclusion | None = None, external_id: str = "") -> CheckRun: ...
 
     def update_check_run(self, run_id: int, status: CheckStatus, conclusion: Conclusion | None = None,
                          output: CheckOutput | None = None) -> CheckRun: ...

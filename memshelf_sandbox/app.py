@@ -29,9 +29,9 @@ MAX_JWT_AHEAD = 600  # GitHub refuses a JWT whose `exp` is more than 10 minutes 
 CLOCK_SKEW = 60
 LEVELS = ("read", "write", "admin")
 # What a memshelf App asks for (the manifest's permissions); metadata is implied, as on GitHub.
-DEFAULT_PERMISSIONS = {"checks": "write", "contents": "write", "issues": "write", "metadata": "read",
-                       "pull_requests": "write", "statuses": "write"}
-DEFAULT_EVENTS = ["check_run", "check_suite", "issue_comment", "pull_request", "push"]
+DEFAULT_PERMISSIONS = {"checks": "write", "contents": "write", "issues": "write", "merge_queues": "read",
+                       "metadata": "read", "pull_requests": "write", "statuses": "write"}
+DEFAULT_EVENTS = ["check_run", "check_suite", "issue_comment", "merge_group", "pull_request", "push"]
 
 
 class JwtRefused(Exception):
@@ -60,6 +60,8 @@ class App:
     public_key: Any
     name: str = ""
     owner: str = "octo"
+    client_id: str = ""
+    description: str = "The memory shelf bot"
     permissions: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_PERMISSIONS))
     events: list[str] = field(default_factory=lambda: list(DEFAULT_EVENTS))
     installations: dict[int, Installation] = field(default_factory=dict)
@@ -78,6 +80,7 @@ class App:
 
     def __post_init__(self) -> None:
         self.name = self.name or self.slug
+        self.client_id = self.client_id or f"Iv23.sandbox{self.id}"
 
     @property
     def bot(self) -> User:

@@ -35,5 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--app-slug", default="memshelf-bot", help="the App's slug; its bot is <slug>[bot]")
     p.add_argument("--webhook-url", metavar="URL", help="deliver signed webhooks here")
     p.add_argument("--webhook-secret", metavar="S", help="the secret webhooks are signed with")
+    p.add_argument("--fork", action="append", metavar="OWNER/REPO",
+                   help="serve a fork of the first repository (git only; pull requests from it: head OWNER:BRANCH)")
     p.add_argument("--log", metavar="FILE", help="append every request answered as a JSON line (secrets masked)")
     p.set_defaults(handler="memshelf_sandbox.server:cli_main")

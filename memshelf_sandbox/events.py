@@ -65,6 +65,9 @@ class Events:
             return
         self._emit(f"check_suite.{action}", webhooks.check_suite(self.repo, suite, action, sender))
 
+    def merge_group(self, head_ref: str, base_ref: str, base_sha: str, sender: User) -> None:
+        self._emit("merge_group.checks_requested", webhooks.merge_group(self.repo, head_ref, base_ref, base_sha, sender))
+
     def settle(self, sender: User) -> None:
         """Send the pushes since the last look at the branch heads, as made by `sender`."""
         with self._lock:

@@ -52,6 +52,7 @@ class Repository:
         self.urls = Urls(base_url, state.repo)
         self.views = Views(self.urls)
         self.events: Events | None = None  # set when the sandbox delivers webhooks
+        self.forks: dict[str, str] = {}  # lower-case owner -> full name of that owner's fork (`--fork`)
 
     # pull request heads -----------------------------------------------------------
 
@@ -60,6 +61,39 @@ class Repository:
         """Where the head commit lives here: a branch of this repository, or (a fork's pull
         request) the `refs/pull/<number>/head` ref GitHub keeps in the base repository."""
         return f"refs/pull/{pr.number}/head" if pr.head_repo else f"refs/heads/{pr.head_ref}"
+
+    @staticmethod
+    def fork_namespace(fork_owner: str) -> str:
+        """The git namespace a fork's refs live in (its objects are this repository's)."""
+        return f"fork-{fork_owner.lower()}"
+
+    def fork_branch(self, fork_owner: str, branch: str) -> str:
+        return f"refs/namespaces/{self.fork_namespace(fork_owner)}/refs/heads/{branch}"
+
+    def make_fork(self, full_name: str) -> None:
+        """A fork named `full_name`, made now: this repository's branches and HEAD, in its namespace."""
+        owner = full_name.partition("/")[0]
+        space = f"refs/namespaces/{self.fork_namespace(owner)}"
+        for ref, sha in self.store.refs("refs/heads/").items():
+            self.store.update_ref(f"{space}/{ref}", sha, ZERO)
+        self.store.git("symbolic-ref", f"{space}/HEAD", f"{space}/refs/heads/{self.state.repo.default_branch}")
+        self.forks[owner.lower()] = full_name
+
+    def fork_pushed(self, fork: str, by: User) -> None:
+        """After a push to `fork`: every open pull request from it whose branch moved follows it,
+        with a `pull_request` `synchronize` (GitHub updates `refs/pull/<n>/head` the same way)."""
+        moved = []
+        with self.state.lock:
+            for pr in self.state.pulls.values():
+                if pr.state != "open" or (pr.head_repo or "").lower() != fork.lower():
+                    continue
+                new, old = self.store.ref(self.fork_branch(pr.head_owner or "", pr.head_ref)), self.head_sha(pr)
+                if new and new != old and self.store.update_ref(self.head_ref_name(pr), new, old):
+                    pr.updated_at = now()
+                    moved.append((pr, old, new))
+        for pr, old, new in moved:
+            if self.events is not None:
+                self.events.pull_request(pr, "synchronize", by, old, new)
 
     def head_sha(self, pr: PullRequest) -> str:
         if pr.head_sha_frozen:
@@ -202,6 +236,22 @@ class Repository:
             info = self.store.commit(sha)
             parent = self.store.write_commit(info.tree, [parent], info.message, info.author, who)
         return parent
+
+    def enqueue(self, pr: PullRequest, by: User) -> tuple[str, str]:
+        """Put `pr` in its base's merge queue as GitHub does: the merge of its head onto the base,
+        on the read-only branch `gh-readonly-queue/<base>/pr-<number>-<head sha>`. Returns that
+        branch's full ref and the base sha it was built on (the caller sends the events)."""
+        with self.state.lock:
+            if pr.state != "open" or pr.merged_at is not None:
+                raise MergeRefused(422, "Pull request is not open")
+            head, base = self.head_sha(pr), self.base_sha(pr)
+            if ZERO in (head, base) or self.store.merge_tree(base, head) is None:
+                raise MergeRefused(422, "Pull request has merge conflicts")
+            group = self._merge_commit(pr, by, "merge", head, base, None, None)
+            ref = f"refs/heads/gh-readonly-queue/{pr.base_ref}/pr-{pr.number}-{head}"
+            if not self.store.update_ref(ref, group, ZERO):
+                raise MergeRefused(422, "Pull request is already queued")
+            return ref, base
 
     def sweep_auto_merge(self) -> list[int]:
         """Merge every open pull request whose auto-merge is on and whose checks now pass."""

@@ -73,7 +73,7 @@ def installation_json(ctx: AppContext, inst: Installation) -> dict[str, Any]:
         "access_tokens_url": f"{ctx.base}/app/installations/{inst.id}/access_tokens",
         "repositories_url": f"{ctx.base}/installation/repositories",
         "html_url": f"{ctx.base}/organizations/{inst.account}/settings/installations/{inst.id}",
-        "app_id": ctx.app.id, "client_id": f"Iv23.sandbox{ctx.app.id}", "target_id": inst.account_id,
+        "app_id": ctx.app.id, "client_id": ctx.app.client_id, "target_id": inst.account_id,
         "target_type": inst.account_type, "permissions": dict(ctx.app.permissions), "events": list(ctx.app.events),
         "created_at": inst.created_at, "updated_at": inst.created_at, "single_file_name": None,
         "has_multiple_single_files": False, "single_file_paths": [], "app_slug": ctx.app.slug,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .api import ApiError, Context, R, Reply, not_found, route, validation_failed
+from .gitstore import ZERO
 from .repo import MergeRefused
 from .state import PullRequest, now
 
@@ -46,33 +47,40 @@ def list_pulls(ctx: Context) -> Reply:
     return Reply(200, [ctx.repo.pull_json(pr, full=False) for pr in page], headers)
 
 
-@route(f"POST {R}/pulls", needs="write")
+@route(f"POST {R}/pulls", needs="read")  # anyone who can read may propose (from a fork)
 def create_pull(ctx: Context) -> Reply:
     body = ctx.body
     if "issue" in body:
         raise ApiError(422, "Converting an issue to a pull request is not supported by the sandbox")
     if not body.get("title"):
         raise validation_failed({"resource": "PullRequest", "code": "missing_field", "field": "title"})
-    head = _branch(ctx, body["head"])
+    owner, sep, _ = body["head"].rpartition(":")
+    fork = ctx.repo.forks.get(owner.lower()) if sep else None  # `owner:branch` of a fork (`--fork`)
+    head = body["head"].rpartition(":")[2] if fork else _branch(ctx, body["head"])
     base = body["base"]
     store = ctx.store
     if store.ref(f"refs/heads/{base}") is None:
         raise validation_failed({"resource": "PullRequest", "field": "base", "code": "invalid"})
-    head_sha = store.ref(f"refs/heads/{head}") if head else None
+    head_ref = ctx.repo.fork_branch(owner, head or "") if fork else f"refs/heads/{head}"
+    head_sha = store.ref(head_ref) if head else None
     if head_sha is None:
         raise validation_failed({"resource": "PullRequest", "field": "head", "code": "invalid"})
+    label = f"{owner}:{head}" if fork else f"{ctx.state.repo.owner}:{head}"
     with ctx.state.lock:
         for pr in ctx.state.pulls.values():
-            if pr.state == "open" and not pr.head_repo and pr.head_ref == head and pr.base_ref == base:
+            if pr.state == "open" and (pr.head_repo or "").lower() == (fork or "").lower() and pr.head_ref == head \
+                    and pr.base_ref == base:
                 raise validation_failed({"resource": "PullRequest", "code": "custom",
-                                         "message": f"A pull request already exists for {ctx.state.repo.owner}:{head}."})
+                                         "message": f"A pull request already exists for {label}."})
         if not store.commits_between(store.ref(f"refs/heads/{base}") or "", head_sha):
             raise validation_failed({"resource": "PullRequest", "code": "custom",
-                                     "message": f"No commits between {base} and {head}"})
+                                     "message": f"No commits between {base} and {label if fork else head}"})
         number = ctx.state.next_number()
-        pr = PullRequest(number, ctx.state.next_id(), body["title"], body.get("body"), ctx.actor(), head, base,
+        pr = PullRequest(number, ctx.state.next_id(), body["title"], body.get("body"), ctx.actor(), head or "", base,
                          draft=bool(body.get("draft", False)),
-                         maintainer_can_modify=bool(body.get("maintainer_can_modify", False)))
+                         maintainer_can_modify=bool(body.get("maintainer_can_modify", False)), head_repo=fork)
+        if fork and not store.update_ref(ctx.repo.head_ref_name(pr), head_sha, ZERO):
+            raise ApiError(500, "Server Error")
         ctx.state.pulls[number] = pr
     data = ctx.repo.pull_json(pr, full=True)
     if ctx.repo.events is not None:

@@ -31,12 +31,15 @@ class Sandbox:
     @contextmanager
     def start(cls, bare: Path, name: str = "octo/shelf", token: str | None = None, *, app: App | None = None,
               more: Sequence[tuple[Path, str]] = (), log: Path | None = None,
-              webhook: tuple[str, str] | None = None, **settings: Any) -> Iterator[Sandbox]:
+              webhook: tuple[str, str] | None = None, forks: Sequence[str] = (),
+              **settings: Any) -> Iterator[Sandbox]:
         """Serve `bare` as `name` (and `more` bare repositories under their names) until the block
         ends; `settings` set RepoSettings fields of the first (e.g. `allow_auto_merge=True`);
         `token` pins the one accepted token; `app` is the GitHub App the sandbox plays GitHub for;
-        `webhook` = (url, secret) makes it deliver signed webhooks; `log` is `--log FILE`."""
-        server = SandboxServer(Path(bare), name, token=token, more=more, app=app, log=log, webhook=webhook)
+        `webhook` = (url, secret) makes it deliver signed webhooks; `log` is `--log FILE`; `forks`
+        are `--fork OWNER/REPO` (see server.py)."""
+        server = SandboxServer(Path(bare), name, token=token, more=more, app=app, log=log, webhook=webhook,
+                               forks=forks)
         for key, value in settings.items():
             if not hasattr(server.core.state.repo, key):
                 raise TypeError(f"unknown repository setting {key!r}")
@@ -94,11 +97,12 @@ class Sandbox:
     def full_name(self) -> str:
         return self.state.repo.full_name
 
-    def git_url(self, token: str | None = DEFAULT_TOKEN) -> str:
-        """The clone URL; with a token, in the `x-access-token:<token>@` form Actions uses."""
+    def git_url(self, token: str | None = DEFAULT_TOKEN, full_name: str | None = None) -> str:
+        """The clone URL (of this repository, or of `full_name`, a fork); with a token, in the
+        `x-access-token:<token>@` form Actions uses."""
         host = self.api_url.split("://", 1)[1]
         auth = f"x-access-token:{token}@" if token else ""
-        return f"http://{auth}{host}/{self.full_name}.git"
+        return f"http://{auth}{host}/{full_name or self.full_name}.git"
 
     def add_token(self, token: str, login: str, permission: str = "write", integration: bool = True) -> Principal:
         return self.state.add_token(token, login, permission, integration)
@@ -117,10 +121,13 @@ class Sandbox:
     def open_fork_pull(self, fork: str, branch: str, sha: str, title: str, user: str,
                        base: str = "main", maintainer_can_modify: bool = False) -> int:
         """A pull request from branch `branch` of the fork `fork` ("owner/name") at commit `sha`,
-        as GitHub records one: the head commit kept at `refs/pull/<number>/head` here (the fork
-        itself is not served). Returns its number."""
+        as GitHub records one: the fork (served as `forks=` serves it, made now if it is not yet)
+        gets the branch, and the head commit is kept at `refs/pull/<number>/head`. No webhook is
+        sent. Returns its number."""
         if self.store.object_type(sha) != "commit":
             raise ValueError(f"{sha} is not a commit of this repository")
+        self._server.add_fork(fork)
+        self.store.update_ref(self.repo.fork_branch(fork.partition("/")[0], branch), sha, None)
         with self.state.lock:
             number = self.state.next_number()
             pr = PullRequest(number, self.state.next_id(), title, None, self.state.user(user), branch, base,
@@ -129,6 +136,11 @@ class Sandbox:
                 raise RuntimeError(f"cannot record the head of fork pull request #{number}")
             self.state.pulls[number] = pr
         return number
+
+    def enqueue(self, number: int, by: str = "octo", full_name: str | None = None) -> tuple[str, str]:
+        """Put pull request `number` in its base's merge queue, as `POST /_sandbox/merge-queue`:
+        the queue branch's full ref and head sha (its `push` and `merge_group` webhooks follow)."""
+        return self._server.enqueue(full_name or self.full_name, number, by)
 
     def github(self, token: str = DEFAULT_TOKEN, **kwargs: Any) -> Any:
         """A PyGithub client for this sandbox: no retries, no throttling, 100 per page unless given."""

@@ -16,6 +16,22 @@ sandbox's own control surface under `/_sandbox/` (no authentication; not GitHub'
   attempted, answering `{"idle": true|false}`.
 - `POST /_sandbox/delay` `{"method": "POST", "path": regex, "seconds": n, "times": n}`: hold the
   next `times` matching REST requests of the first repository `seconds` before answering them (201).
+- `POST /_sandbox/merge-queue` `{"pull_number": n, "sender": login, "repository": "owner/name"}`:
+  put the pull request in its base's merge queue (GitHub's `gh-readonly-queue/<base>/pr-<n>-<sha>`
+  branch holding the merge onto the base; its `push`, then `merge_group` `checks_requested`); 201
+  with the queue branch's ref and sha, 422 when the pull request cannot be queued.
+
+It also serves GitHub's web pages of the App manifest flow on the same origin (see
+`registration.py`): `/settings/apps/new`, `/organizations/ORG/settings/apps/new` and the
+"Create GitHub App" click; `POST /app-manifests/{code}/conversions` creates the App, which the
+sandbox plays from then on (`play`).
+
+`--fork OWNER/REPO` (repeatable) serves a fork of the first repository, made at the start, over git
+smart HTTP at `/OWNER/REPO.git` (its refs in a git namespace of the first repository, sharing its
+objects as GitHub's forks do): anyone with a token may fetch it, OWNER (`--user`) may push to it;
+`POST /repos/{first}/pulls` with `head: "OWNER:branch"` opens a pull request from it, and a push to
+that branch of the fork moves the pull request's head (`synchronize`). The fork has no REST API of
+its own and the App is not installed on it.
 
 Every REST request is matched to an operation of GitHub's OpenAPI description, and handled by
 the repository's `Core` (see `core.py`) or by `routes_app`/`routes_hooks`.
@@ -38,7 +54,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from . import routes_git, routes_hooks, smart_http, webhooks
+from . import registration, routes_git, routes_hooks, smart_http, webhooks
 from .api import ApiError, Reply
 from .app import App, JwtRefused, looks_like_jwt
 from .calllog import CallLog
@@ -46,11 +62,13 @@ from .core import Core, Problems
 from .delivery import Deliveries
 from .events import Events
 from .openapi import description
+from .repo import MergeRefused
 from .routes_app import APP_ROUTES, AppContext
 
 JWT_DOCS = "https://docs.github.com/rest/apps/apps"
 CONTROL = "/_sandbox/"
 INSTALLATION_REPOSITORIES = "GET /installation/repositories"
+MANIFEST_CONVERSION = "POST /app-manifests/{code}/conversions"
 APP_ROUTE_MODULES = (routes_hooks,)  # importing it adds the deliveries API to APP_ROUTES
 
 
@@ -89,6 +107,14 @@ class Handler(BaseHTTPRequestHandler):
         if path.startswith(CONTROL):
             status, data = server.control(self.command, path[len(CONTROL):], raw)
             self._send_reply(Reply(status, data))
+            return
+        page = server.web(self.command, path, url.query, raw)
+        if page is not None:
+            self._send(page.status, page.headers(), page.body.encode("utf-8"))
+            return
+        fork = server.fork_target(path)
+        if fork is not None:
+            self._send(*server.fork_git(*fork, self.command, url.query, raw, headers))
             return
         found = server.git_target(path)
         if found is not None:
@@ -148,12 +174,13 @@ class SandboxServer(ThreadingHTTPServer):
 
     def __init__(self, bare: Path, name: str, token: str | None = None, port: int = 0,
                  host: str = "127.0.0.1", more: Sequence[tuple[Path, str]] = (), app: App | None = None,
-                 log: Path | None = None, webhook: tuple[str, str] | None = None) -> None:
+                 log: Path | None = None, webhook: tuple[str, str] | None = None, forks: Sequence[str] = ()) -> None:
         super().__init__((host, port), Handler)
         self.problems = Problems()
-        self.app = app
+        self.app: App | None = None
         self.log = CallLog(log) if log is not None else None
         self.deliveries: Deliveries | None = None
+        self.registrations = registration.Registrations()
         self.cores: dict[str, Core] = {}
         owner_ids: dict[str, int] = {}
         for index, (path, full_name) in enumerate([(Path(bare), name), *((Path(b), n) for b, n in more)]):
@@ -163,19 +190,47 @@ class SandboxServer(ThreadingHTTPServer):
                 raise ValueError(f"two repositories named {full_name}")
             settings = core.state.repo
             settings.owner_id = owner_ids.setdefault(settings.owner.lower(), settings.owner_id + len(owner_ids))
-            core.app, core.log, core.repo.views.installed_app = app, self.log, app
+            core.log = self.log
+            self.cores[key] = core
+        self.core = next(iter(self.cores.values()))
+        self.forks: dict[str, str] = {}  # lower-case full name -> full name, of the first repository's forks
+        for fork in forks:
+            self.add_fork(fork)
+        self.api = description()
+        self.play(app, webhook)
+
+    def add_fork(self, fork: str) -> None:
+        """Serve a fork of the first repository named `fork` (see the module docstring); a fork
+        already served stays as it is."""
+        if fork.lower() in self.forks:
+            return
+        owner, _, name = fork.partition("/")
+        if not owner or not name or "/" in name or fork.lower() in self.cores or \
+                owner.lower() in (self.core.state.repo.owner.lower(), *self.core.repo.forks):
+            raise ValueError(f"--fork must be OWNER/REPO, owned by no one else served, got {fork!r}")
+        self.core.repo.make_fork(fork)
+        self.forks[fork.lower()] = fork
+
+    def play(self, app: App | None, webhook: tuple[str, str] | None) -> None:
+        """Play GitHub for `app` (installed on every served repository's owner) and deliver signed
+        webhooks to `webhook` = (url, secret): from the start (`--app-id`, `--webhook-url`), or
+        once the manifest flow registered a new App (whose hook replaces the one before)."""
+        self.app = app
+        for core in self.cores.values():
+            settings = core.state.repo
+            core.app, core.repo.views.installed_app = app, app
             if app is not None:
                 app.install(settings.owner, settings.owner_id, settings.owner_type)
                 core.state.users[app.bot.login] = app.bot
-            self.cores[key] = core
-        self.core = next(iter(self.cores.values()))
-        self.api = description()
+        before, self.deliveries = self.deliveries, None
         if webhook is not None:
             url, secret = webhook
             target = ("integration", app.id) if app else ("repository", self.core.state.repo.id)
             self.deliveries = Deliveries(url, secret, 400_000_000 + target[1], *target, check=self._check_webhook)
-            for core in self.cores.values():
-                core.repo.events = Events(core.repo, self.deliveries, app)
+        for core in self.cores.values():
+            core.repo.events = Events(core.repo, self.deliveries, app) if self.deliveries else None
+        if before is not None:
+            before.close()
 
     @property
     def api_url(self) -> str:
@@ -206,9 +261,94 @@ class SandboxServer(ThreadingHTTPServer):
                 return core, path[len(root):]
         return None
 
+    def web(self, method: str, path: str, query: str, raw: bytes) -> registration.Page | None:
+        """GitHub's web pages of the manifest flow; None for any other request."""
+        org = registration.ORG_FORM.match(path)
+        if method not in ("GET", "POST") or (path not in (registration.USER_FORM, registration.CONFIRM)
+                                              and org is None):
+            return None
+        fields = registration.form_fields(raw, query)
+        if path == registration.CONFIRM:
+            page = self.registrations.confirm(fields) if method == "POST" else registration.Page(404, "Not Found")
+        elif org is not None and not any(core.state.repo.owner.lower() == org["org"].lower()
+                                         for core in self.cores.values()):
+            page = registration.Page(404, "Not Found")
+        else:
+            owner = org["org"] if org is not None else self.core.state.repo.owner
+            page = self.registrations.new(fields, fields.get("state", ""), owner)
+        self.core.record(method, path, {}, None, page.status, None)
+        return page
+
+    def convert(self, path: str, matched: tuple[Any, dict[str, str]]) -> Reply:
+        """`POST /app-manifests/{code}/conversions`: the App a one-time code stands for, created and
+        played from now on; its key and secrets are in this answer only."""
+        op, params = matched
+        manifest = self.registrations.redeem(params["code"])
+        if manifest is None:
+            reply = Reply(404, {"message": "Not Found", "documentation_url": op.documentation_url, "status": "404"})
+        else:
+            app, credentials = self.registrations.create(manifest)
+            hook = credentials.webhook_secret
+            self.play(app, (manifest.hook_url, hook) if manifest.hook_url and hook else None)
+            data = self.core.repo.views.app(app.id)
+            data.update(client_id=credentials.client_id, client_secret=credentials.client_secret,
+                        webhook_secret=hook, pem=credentials.pem)
+            reply = Reply(201, data)
+        for text in self.api.validate_response(op, reply.status, reply.body):
+            self.problems.add(text)
+        self.core.record("POST", path, {}, None, reply.status, None)
+        return reply
+
+    def enqueue(self, full_name: str, number: int, login: str) -> tuple[str, str]:
+        """Put pull request `number` of `full_name` in its merge queue (see the module docstring);
+        the queue branch's ref and head sha. `MergeRefused` when it cannot be queued, KeyError
+        when there is no such repository or pull request."""
+        core = self.cores[full_name.lower()]
+        pr = core.state.pulls[number]
+        sender = core.state.user(login)
+        with core.writing("POST"):
+            ref, base_sha = core.repo.enqueue(pr, sender)
+            if core.repo.events is not None:
+                core.repo.events.settle(sender)
+                core.repo.events.merge_group(ref, f"refs/heads/{pr.base_ref}", base_sha, sender)
+        sha = core.repo.store.ref(ref)
+        assert sha is not None
+        return ref, sha
+
+    def fork_target(self, path: str) -> tuple[str, str] | None:
+        """The fork a smart-HTTP path is for, and the path after `<owner>/<repo>.git`."""
+        lowered = path.lower()
+        for key, fork in self.forks.items():
+            if lowered.startswith(f"/{key}.git/"):
+                return fork, path[len(key) + 5:]
+        return None
+
+    def fork_git(self, fork: str, rest: str, method: str, query: str, raw: bytes,
+                 headers: dict[str, str]) -> tuple[int, list[tuple[str, str]], bytes]:
+        """git over smart HTTP on a fork: anyone with a token reads it, its owner pushes to it; a
+        push moves the pull requests opened from its branches (`synchronize`)."""
+        core = self.core
+        principal = core.principal(smart_http.token_from(headers.get("authorization")))
+        owner = fork.partition("/")[0]
+        pushing = smart_http.pushing(rest, query)
+        if principal is None or principal.grant is not None:  # the App is not installed on the fork
+            cgi = smart_http.CgiReply(401, [("WWW-Authenticate", 'Basic realm="GitHub"')], b"Invalid token.\n")
+        elif pushing and principal.user.login.lower() != owner.lower():
+            cgi = smart_http.CgiReply(403, [], f"Permission to {fork}.git denied to {principal.user.login}.\n".encode())
+        else:
+            with core.writing("POST" if pushing else "GET"):
+                cgi = smart_http.backend(core.repo.store.path, rest, method, query, raw, headers,
+                                         principal.user.login, core.repo.fork_namespace(owner))
+                if pushing and method == "POST" and cgi.status == 200:
+                    core.repo.fork_pushed(fork, principal.user)
+        core.record(method, f"/{fork}.git{rest}", {}, None, cgi.status, principal.user.login if principal else None)
+        return cgi.status, cgi.headers, cgi.body
+
     def rest(self, method: str, path: str, query: dict[str, list[str]], raw: bytes,
              headers: dict[str, str]) -> Reply:
         matched = self.api.match(method, path)
+        if matched is not None and matched[0].key == MANIFEST_CONVERSION:
+            return self.convert(path, matched)
         if matched is not None and matched[0].key in APP_ROUTES:
             return self.app_rest(method, path, query, raw, headers, matched)
         if matched is not None and matched[0].key == INSTALLATION_REPOSITORIES:
@@ -266,6 +406,18 @@ class SandboxServer(ThreadingHTTPServer):
             except (KeyError, TypeError, ValueError, re.error):
                 return 422, {"message": "path (a regex) and seconds (a number) are required; times is a count"}
             return 201, {"method": held.method, "path": held.path.pattern, "seconds": held.seconds}
+        if method == "POST" and parts == ["merge-queue"]:
+            try:
+                number = body["pull_number"]
+                if type(number) is not int:
+                    raise TypeError(number)
+                ref, sha = self.enqueue(str(body.get("repository") or self.core.state.repo.full_name), number,
+                                        str(body.get("sender") or self.core.state.repo.owner))
+            except (KeyError, TypeError, AttributeError):
+                return 404, {"message": "no such repository or pull request (pull_number is a number)"}
+            except MergeRefused as refused:
+                return refused.status, {"message": refused.message}
+            return 201, {"ref": ref, "sha": sha}
         hooks = self.deliveries
         if hooks is None:
             return 404, {"message": "this sandbox delivers no webhooks (no --webhook-url)"}
@@ -377,7 +529,7 @@ def build(args: argparse.Namespace) -> SandboxServer:
     webhook = (args.webhook_url, args.webhook_secret) if args.webhook_url else None
     server = SandboxServer(repos[0], names[0], token=args.token, port=args.port,
                            more=list(zip(repos[1:], names[1:], strict=True)), app=app,
-                           log=Path(args.log) if args.log else None, webhook=webhook)
+                           log=Path(args.log) if args.log else None, webhook=webhook, forks=args.fork or ())
     for spec in args.user or []:
         login, token, permission = parse_user(spec)
         for core in server.cores.values():
@@ -387,7 +539,8 @@ def build(args: argparse.Namespace) -> SandboxServer:
 
 def cli_main(args: argparse.Namespace) -> int:
     """`memshelf-bot sandbox --repo BARE [--name OWNER/REPO] … [--app-id ID --app-private-key PEM]
-    [--webhook-url URL --webhook-secret S] [--user LOGIN=TOKEN[:PERMISSION]]… [--log FILE]`."""
+    [--webhook-url URL --webhook-secret S] [--user LOGIN=TOKEN[:PERMISSION]]… [--fork OWNER/REPO]…
+    [--log FILE]`."""
     try:
         server = build(args)
     except (ValueError, OSError) as exc:

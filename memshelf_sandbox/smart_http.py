@@ -127,14 +127,23 @@ def serve(state: State, principal: Principal | None, bare: Path, rest: str, meth
         broken = next((u for u in updates if breaks_rules(u[2], u[0], u[1])), None)
         if broken is not None:
             return _declined(updates, broken, caps)
+    return backend(bare, rest, method, query, body, headers, principal.user.login)
+
+
+def backend(bare: Path, rest: str, method: str, query: str, body: bytes, headers: dict[str, str], login: str,
+            namespace: str | None = None) -> CgiReply:
+    """`git http-backend` on `bare` for an authorized request; `namespace` serves only the refs
+    under `refs/namespaces/<namespace>/` (a fork sharing the repository's objects, as on GitHub)."""
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
         "GIT_PROJECT_ROOT": str(bare.parent), "GIT_HTTP_EXPORT_ALL": "1",
         "PATH_INFO": f"/{bare.name}{rest}", "REQUEST_METHOD": method, "QUERY_STRING": query,
         "CONTENT_TYPE": headers.get("content-type", ""), "CONTENT_LENGTH": str(len(body)),
-        "REMOTE_USER": principal.user.login, "REMOTE_ADDR": "127.0.0.1",
+        "REMOTE_USER": login, "REMOTE_ADDR": "127.0.0.1",
         "GATEWAY_INTERFACE": "CGI/1.1", "SERVER_PROTOCOL": "HTTP/1.1",
     }
+    if namespace is not None:
+        env["GIT_NAMESPACE"] = namespace
     for name in ("content-encoding", "git-protocol"):
         if name in headers:
             env["HTTP_" + name.upper().replace("-", "_")] = headers[name]

@@ -98,9 +98,9 @@ class Views:
         app = self.installed_app
         if app is not None and app_id == app.id:
             return {
-                "id": app.id, "slug": app.slug, "node_id": node_id("A", app.id), "client_id": f"Iv23.sandbox{app.id}",
+                "id": app.id, "slug": app.slug, "node_id": node_id("A", app.id), "client_id": app.client_id,
                 "owner": self.user(User(app.owner, self.u.settings.owner_id, self.u.settings.owner_type)),
-                "name": app.name, "description": "The memory shelf bot", "external_url": f"{self.u.base}/{app.owner}",
+                "name": app.name, "description": app.description, "external_url": f"{self.u.base}/{app.owner}",
                 "html_url": f"{self.u.base}/apps/{app.slug}", "created_at": "2026-01-01T00:00:00Z",
                 "updated_at": "2026-01-01T00:00:00Z", "permissions": dict(app.permissions), "events": list(app.events),
             }

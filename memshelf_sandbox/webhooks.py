@@ -115,6 +115,11 @@ def pull_request(repo: Repository, pr: PullRequest, action: str, sender: User, b
     for side in ("head", "base"):
         event_pr[side].update({k: rest[side][k] for k in ("label", "ref", "sha")})
         identify(repo, event_pr[side]["repo"])
+        if side == "head" and pr.head_repo:  # a fork's pull request: its head is the fork, as in the REST view
+            fork = rest["head"]["repo"]
+            event_pr["head"]["repo"].update({k: fork[k] for k in ("id", "node_id", "name", "full_name", "fork",
+                                                                  "html_url", "url", "clone_url")})
+            event_pr["head"]["repo"]["owner"].update(login=fork["owner"]["login"], id=fork["owner"]["id"])
         event_pr[side]["user"] = copy.deepcopy(event_pr[side]["repo"]["owner"])
     payload["number"] = pr.number
     if action == "synchronize":
@@ -192,11 +197,19 @@ def suite_state(repo: Repository, suite: CheckSuite) -> tuple[str, str | None]:
     return "completed", "success"
 
 
+def simple_commit(repo: Repository, sha: str) -> dict[str, Any]:
+    """A commit as webhooks name one (`simple-commit`)."""
+    info = repo.store.commit(sha)
+    return {"id": info.sha, "tree_id": info.tree, "message": info.message.rstrip("\n"),
+            "timestamp": info.committer.date,
+            "author": {"name": info.author.name, "email": info.author.email},
+            "committer": {"name": info.committer.name, "email": info.committer.email}}
+
+
 def check_suite(repo: Repository, suite: CheckSuite, action: str, sender: User) -> dict[str, Any]:
     """A `check_suite` event (`requested` after a push, `rerequested` by a user)."""
     payload = base(repo, f"check_suite.{action}", sender)
     status, conclusion = suite_state(repo, suite)
-    info = repo.store.commit(suite.head_sha)
     event_suite = payload["check_suite"]
     event_suite.update(
         id=suite.id, node_id=repo.views.check_suite_node_id(suite), head_branch=suite.head_branch,
@@ -206,10 +219,7 @@ def check_suite(repo: Repository, suite: CheckSuite, action: str, sender: User) 
         created_at=suite.created_at, updated_at=suite.updated_at,
         latest_check_runs_count=sum(r.suite_id == suite.id for r in repo.state.check_runs.values()),
         check_runs_url=f"{repo.urls.api}/check-suites/{suite.id}/check-runs",
-        head_commit={"id": info.sha, "tree_id": info.tree, "message": info.message.rstrip("\n"),
-                     "timestamp": info.committer.date,
-                     "author": {"name": info.author.name, "email": info.author.email},
-                     "committer": {"name": info.committer.name, "email": info.committer.email}},
+        head_commit=simple_commit(repo, suite.head_sha),
     )
     return payload
 
@@ -232,6 +242,17 @@ def check_run(repo: Repository, run: CheckRun, action: str, sender: User) -> dic
             conclusion=conclusion, url=f"{repo.urls.api}/check-suites/{suite.id}", before=suite.before,
             after=suite.after, pull_requests=event_run["pull_requests"], app=rest["app"],
             created_at=suite.created_at, updated_at=suite.updated_at)
+    return payload
+
+
+def merge_group(repo: Repository, head_ref: str, base_ref: str, base_sha: str, sender: User) -> dict[str, Any]:
+    """A `merge_group` `checks_requested` event: the queue branch `head_ref` (a full ref) holds the
+    merge group's commit, to be checked before it lands on `base_ref` (at `base_sha`)."""
+    payload = base(repo, "merge_group.checks_requested", sender)
+    head_sha = repo.store.ref(head_ref)
+    assert head_sha is not None
+    payload["merge_group"] = {"head_sha": head_sha, "head_ref": head_ref, "base_sha": base_sha,
+                              "base_ref": base_ref, "head_commit": simple_commit(repo, head_sha)}
     return payload
 
 

@@ -93,6 +93,8 @@ OPERATIONS: list[tuple[str, str]] = [
     ("GET", "/app/hook/deliveries"),
     ("GET", "/app/hook/deliveries/{delivery_id}"),
     ("POST", "/app/hook/deliveries/{delivery_id}/attempts"),
+    # the manifest flow's last step (`memshelf-bot setup`): a one-time code for the new App's credentials
+    ("POST", "/app-manifests/{code}/conversions"),
 ]
 
 # Where the description's schema is narrower than what its own text documents, widen it, and say

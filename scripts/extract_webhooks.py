@@ -44,6 +44,7 @@ EVENTS: dict[tuple[str, str | None], str] = {
     ("push", None): "push",
     ("issue_comment", "created"): "issue-comment-created",
     ("workflow_dispatch", None): "workflow-dispatch",
+    ("merge_group", "checks_requested"): "merge-group-checks-requested",
 }
 
 # Values for required properties the (older) examples lack; chosen as GitHub's defaults.
@@ -61,6 +62,15 @@ PATCHES: dict[str, Any] = {
     "node_id": "MDg6Q2hlY2tSdW4x",  # a check run's (the sandbox fills its own)
     "details_url": "https://github.com",
 }
+
+# Where one schema contradicts its siblings, align it, and say so in the bundle ("amendments"):
+# (component, path to an enum inside it, value added, why).
+AMENDMENTS: list[tuple[str, tuple[str, ...], str, str]] = [
+    ("webhook-check-suite-rerequested",
+     ("properties", "check_suite", "properties", "app", "properties", "events", "items"), "merge_group",
+     "the App's events enum of check_suite.requested and check_suite.completed lists merge_group; "
+     "this one alone does not, so an App subscribed to merge queues could not be re-requested"),
+]
 
 OLD_NAMES = ("Codertocat/Hello-World", "octo-org/octo-repo", "github/hello-world", "Octocoders/Hello-World")
 NEW_OWNER, NEW_REPO = "octo", "shelf"
@@ -155,10 +165,20 @@ def main(argv: list[str] | None = None) -> int:
     for (event, action), key in EVENTS.items():
         schema = spec["webhooks"][key]["post"]["requestBody"]["content"]["application/json"]["schema"]
         events[f"{event}.{action}" if action else event] = ex.strip(schema)
+    amendments = []
+    for component, path, value, reason in AMENDMENTS:
+        node = ex.schemas[component]
+        for key in path:
+            node = node[key]
+        if value not in node["enum"]:
+            node["enum"].append(value)
+            amendments.append({"schema": component, "path": "/".join(path), "added_to_enum": value,
+                               "reason": reason})
     bundle = {
         "source": {"schemas": dict(zip(("package", "version", "file"), SCHEMAS_PACKAGE, strict=True)),
                    "examples": dict(zip(("package", "version", "file"), EXAMPLES_PACKAGE, strict=True)),
                    "openapi": spec["openapi"]},
+        "amendments": amendments,
         "events": events,
         "components": {"schemas": dict(sorted(ex.schemas.items()))},
     }

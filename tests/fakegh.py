@@ -82,7 +82,7 @@ class FakeGH:
     permissions: dict[str, Permission] = field(default_factory=dict)
     labels: dict[str, Label] = field(default_factory=dict)
     statuses: list[tuple[str, CommitStatus]] = field(default_factory=list)
-    check_runs: dict[int, tuple[CheckRun, list[CheckOutput]]] = field(default_factory=dict)
+    check_runs_on: dict[int, tuple[CheckRun, list[CheckOutput]]] = field(default_factory=dict)  # id → run, outputs
     reviews: list[tuple[int, str, tuple[ReviewComment, ...]]] = field(default_factory=list)
     others_review_comments: dict[int, list[PostedReviewComment]] = field(default_factory=dict)  # not the bot's
     reactions: list[tuple[int, Reaction]] = field(default_factory=list)
@@ -254,19 +254,24 @@ class FakeGH:
         self._write("set_status", sha, status)
         self.statuses.append((sha, status))
 
+    def check_runs(self, head_sha: str, name: str) -> tuple[CheckRun, ...]:
+        self._record("check_runs", head_sha, name)
+        return tuple(run for run, _ in sorted(self.check_runs_on.values(), key=lambda r: -r[0].id)
+                     if run.head_sha == head_sha and run.name == name)
+
     def create_check_run(self, name: str, head_sha: str, status: CheckStatus, output: CheckOutput | None = None,
-                         conclusion: Conclusion | None = None) -> CheckRun:
+                         conclusion: Conclusion | None = None, external_id: str = "") -> CheckRun:
         self._write("create_check_run", name, head_sha, status)
-        run = CheckRun(self._next_id(), name, head_sha, status, conclusion)
-        self.check_runs[run.id] = (run, [output] if output else [])
+        run = CheckRun(self._next_id(), name, head_sha, status, conclusion, external_id)
+        self.check_runs_on[run.id] = (run, [output] if output else [])
         return run
 
     def update_check_run(self, run_id: int, status: CheckStatus, conclusion: Conclusion | None = None,
                          output: CheckOutput | None = None) -> CheckRun:
         self._write("update_check_run", run_id, status, conclusion)
-        old, outputs = self.check_runs[run_id]
+        old, outputs = self.check_runs_on[run_id]
         run = replace(old, status=status, conclusion=conclusion)
-        self.check_runs[run_id] = (run, [*outputs, *([output] if output else [])])
+        self.check_runs_on[run_id] = (run, [*outputs, *([output] if output else [])])
         return run
 
     # git data --------------------------------------------------------------------------------
@@ -392,6 +397,14 @@ class FakeGH:
 
 # a world to run flows in: the example shelf in a local git repository, the fake, a reporter -----
 
+def ran(flow: Any, job: Any, *args: Any, **kwargs: Any) -> int:
+    """Run `flow` on `job` and hand its result to the Action's door, as `memshelf-bot action` does:
+    the step's outputs on the job's reporter, the exit status returned."""
+    from bot import action
+
+    return action.conclude(job.reporter, flow(job, *args, **kwargs))
+
+
 EXAMPLE = Path(__file__).resolve().parent.parent / "memshelf_sandbox" / "data" / "example-shelf"
 
 
@@ -450,7 +463,11 @@ class World:
         git(self.repo, "update-ref", f"refs/heads/{branch}", sha)
         return sha
 
-    def job(self, event: Any, shelf_path: str = ".", secrets: Sequence[str] = (), **overrides: Any) -> Any:
+    def job(self, event: Any, shelf_path: str = ".", secrets: Sequence[str] = (), mode: str | None = "auto",
+            **overrides: Any) -> Any:
+        """A job as the Action's door makes it for `mode` (its sinks, a fork's token read-only);
+        `mode=None`: a bare job with no sink, for a test that picks its own."""
+        from bot import action
         from bot.job import Job, Workspace
         from bot.report.workflow import WorkflowReporter
 
@@ -459,7 +476,8 @@ class World:
             reporter.add_secret(secret)
         workspace = Workspace(self.repo, str(self.repo), shelf_path=shelf_path, overrides=overrides,
                               run_url="https://github.com/octo/shelf/actions/runs/7")
-        return Job(event, self.gh, reporter, workspace)
+        job = Job(event, self.gh, reporter, workspace)
+        return job if mode is None else action.prepare(mode, job)
 
     def pr_event(self, pull: PullRequest, action: str = "opened", fork: bool = False) -> Any:
         from bot.events import Event, EventKind, SenderType

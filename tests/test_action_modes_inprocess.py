@@ -15,7 +15,7 @@ from bot.events import Event, EventKind
 from bot.report.workflow import WorkflowReporter
 from memshelf_sandbox.actionrun import parse_commands, parse_outputs
 from tests.action_harness import episode
-from tests.fakegh import World, git
+from tests.fakegh import World, git, ran
 
 BAD = "docs/topics/2026-09-23-nas.md"
 BAD_TEXT = episode("2026-09-23-nas").replace("id: 2026-09-23-nas", "id: nas")
@@ -32,20 +32,20 @@ def test_explicit_open_pr_and_resolve_modes_need_their_events(world: World) -> N
     main = world.gh.branch_sha("main")
     with pytest.raises(ContextError, match=r"^mode open-pr opens pull requests for agent branches; main is the "
                                            r"default branch$"):
-        action.open_pr_mode(world.job(world.push_event("main", main, main)))
+        ran(action.open_pr_mode, world.job(world.push_event("main", main, main)))
     world.commit("shelve/x", {"docs/topics/2026-09-22-ups.md": episode("2026-09-22-ups")}, base="main")
     pull = world.gh.add_pull("shelve/x")
     with pytest.raises(ContextError, match=r"^mode resolve answers `/shelf` comments: it needs an issue_comment "
                                            r"event, not pull_request$"):
-        action.resolve_mode(world.job(world.pr_event(pull)))
+        ran(action.resolve_mode, world.job(world.pr_event(pull)))
     with pytest.raises(ContextError, match=r"^mode guard needs a pull_request event, not push$"):
-        action.guard_mode(world.job(world.push_event("main", main, main)))
+        ran(action.guard_mode, world.job(world.push_event("main", main, main)))
     # open-pr on any branch, patterns or not: a manual run on it
     world.commit("chore/notes", {"docs/topics/2026-09-23-nas.md": episode("2026-09-23-nas")}, base="main")
     dispatch = Event(EventKind.WORKFLOW_DISPATCH, "workflow_dispatch", repository="octo/shelf",
                      default_branch="main", ref="refs/heads/chore/notes")
     job = world.job(dispatch)
-    assert action.open_pr_mode(job) == 0
+    assert ran(action.open_pr_mode, job) == 0
     opened = world.gh.pulls[int(job.reporter.outputs["pr_number"])]
     assert (opened.head_ref, opened.base_ref) == ("chore/notes", "main")
 
@@ -54,7 +54,7 @@ def test_a_comment_that_is_no_command_is_ignored_without_a_word(world: World) ->
     world.commit("shelve/x", {"docs/topics/2026-09-22-ups.md": episode("2026-09-22-ups")}, base="main")
     pull = world.gh.add_pull("shelve/x")
     job = world.job(world.comment_event(pull, "Looks good; merging after lunch. /shelf resolve later?"))
-    assert action.auto_mode(job) == 0 and job.reporter.outputs == EMPTY
+    assert ran(action.auto_mode, job) == 0 and job.reporter.outputs == EMPTY
     assert parse_commands(world.out.getvalue())[0] == []
     assert "ignoring a comment that is not a /shelf command" in world.out.getvalue()
     assert world.gh.calls == []
@@ -64,12 +64,12 @@ def test_a_closed_pull_request_and_other_events_are_left_alone(world: World) -> 
     world.commit("shelve/closed", {BAD: BAD_TEXT}, base="main")
     pull = world.gh.add_pull("shelve/closed")
     job = world.job(world.pr_event(pull, "closed"))
-    assert action.auto_mode(job) == 0 and world.gh.calls == []
+    assert ran(action.auto_mode, job) == 0 and world.gh.calls == []
     assert "does not act on a closed pull request" in job.reporter.summary_text()
     star = world.job(Event(EventKind.OTHER, "star"))
-    assert action.auto_mode(star) == 0 and "does not act on star events" in star.reporter.summary_text()
+    assert ran(action.auto_mode, star) == 0 and "does not act on star events" in star.reporter.summary_text()
     tag = world.job(Event(EventKind.PUSH, "push", default_branch="main", ref="refs/tags/v1"))
-    assert action.auto_mode(tag) == 0 and "a push to refs/tags/v1 (not a branch)" in tag.reporter.summary_text()
+    assert ran(action.auto_mode, tag) == 0 and "a push to refs/tags/v1 (not a branch)" in tag.reporter.summary_text()
 
 
 @pytest.mark.parametrize("name, value, message", [
@@ -94,8 +94,8 @@ def test_validate_mode_needs_no_api_and_runs_the_guard_from_git_history(world: W
     head = world.commit("shelve/v", {BAD: BAD_TEXT, "notes.txt": "x\n"}, base="main")
     pull = world.gh.add_pull("shelve/v")
     git(world.repo, "checkout", "--quiet", "--detach", head)
-    job = world.job(world.pr_event(pull))
-    assert action.MODE_FLOWS["validate"](job) == 1
+    job = world.job(world.pr_event(pull), mode="validate")
+    assert ran(action.MODE_FLOWS["validate"], job) == 1
     assert world.gh.calls == []  # not one API call
     assert {(a.file, a.title) for a in parse_commands(world.out.getvalue())[0]} == {
         (BAD, "memshelf-bot: id-mismatch"), ("notes.txt", "memshelf-bot: path-not-allowed")}
@@ -104,16 +104,16 @@ def test_validate_mode_needs_no_api_and_runs_the_guard_from_git_history(world: W
 
 def test_validate_mode_on_main_checks_the_whole_rendered_shelf(world: World) -> None:
     main = world.gh.branch_sha("main")
-    job = world.job(world.push_event("main", main, main))
-    assert action.MODE_FLOWS["validate"](job) == 0 and world.gh.calls == []
+    job = world.job(world.push_event("main", main, main), mode="validate")
+    assert ran(action.MODE_FLOWS["validate"], job) == 0 and world.gh.calls == []
     assert job.reporter.outputs["verdict"] == "valid" and job.reporter.outputs["episodes"] == "3"
 
 
 def test_guard_mode_reports_the_guard_alone(world: World) -> None:
     world.commit("shelve/g", {BAD: BAD_TEXT, "INDEX.md": "# mine\n"}, base="main")
     pull = world.gh.add_pull("shelve/g")
-    job = world.job(world.pr_event(pull))
-    assert action.guard_mode(job) == 1
+    job = world.job(world.pr_event(pull), mode="guard")
+    assert ran(action.guard_mode, job) == 1
     assert [(a.file, a.title) for a in parse_commands(world.out.getvalue())[0]] == [
         ("INDEX.md", "memshelf-bot: derived-path-touched")]
     assert "## memshelf-bot · pull request #1 (guard)" in job.reporter.summary_text()
@@ -121,8 +121,8 @@ def test_guard_mode_reports_the_guard_alone(world: World) -> None:
 
 def test_badge_mode_writes_the_badge_into_the_workspace(world: World) -> None:
     main = world.gh.branch_sha("main")
-    job = world.job(world.push_event("main", main, main))
-    assert action.MODE_FLOWS["badge"](job) == 0 and world.gh.calls == []
+    job = world.job(world.push_event("main", main, main), mode="badge")
+    assert ran(action.MODE_FLOWS["badge"], job) == 0 and world.gh.calls == []
     assert (world.repo / "badge.svg").read_text().startswith("<svg")
     assert '"message": "3 episodes · ' in (world.repo / "badge.json").read_text()
     assert (job.reporter.outputs["episodes"], job.reporter.outputs["changed"]) == ("3", "2")
@@ -132,7 +132,7 @@ def test_a_pr_that_breaks_shelf_yml_is_a_configuration_error(world: World) -> No
     world.commit("shelve/cfg", {"shelf.yml": "spec_version: 0.1\nprofile: memory\n"}, base="main")
     pull = world.gh.add_pull("shelve/cfg")
     job = world.job(world.pr_event(pull))
-    assert action.auto_mode(job) == 2 and job.reporter.outputs["verdict"] == "config-error"
+    assert ran(action.auto_mode, job) == 2 and job.reporter.outputs["verdict"] == "config-error"
     assert any(a.file == "shelf.yml" and a.title == "memshelf-bot: manifest-invalid"
                for a in parse_commands(world.out.getvalue())[0])
     [sticky] = world.gh.comments_on[pull.number]

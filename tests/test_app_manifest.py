@@ -10,11 +10,14 @@ from bot.app.flows import PERMISSIONS
 from bot.app.routing import Flow
 
 ROOT = Path(__file__).resolve().parent.parent
-PRODUCT_PERMISSIONS = {"contents", "pull_requests", "issues", "checks", "statuses", "metadata"}
+PRODUCT_PERMISSIONS = {"contents", "pull_requests", "issues", "checks", "statuses", "metadata", "merge_queues"}
+# Asked only to receive an event, never by a flow's token: GitHub sends `merge_group` only to an
+# App with read access to "Merge queues".
+EVENT_PERMISSIONS = {"merge_queues": "read"}
 
 
 def test_the_manifest_covers_every_flows_token_and_nothing_more() -> None:
-    manifest = json.loads((ROOT / "app-manifest.json").read_text(encoding="utf-8"))
+    manifest = json.loads((ROOT / "bot" / "app" / "app-manifest.json").read_text(encoding="utf-8"))
     granted = manifest["default_permissions"]
     assert set(granted) == PRODUCT_PERMISSIONS
     rank = {"read": 1, "write": 2}
@@ -22,6 +25,8 @@ def test_the_manifest_covers_every_flows_token_and_nothing_more() -> None:
         for name, level in PERMISSIONS[flow].items():
             assert rank[granted[name]] >= rank[level], (flow, name)
     asked = {name for flow in Flow for name in PERMISSIONS[flow]}
-    assert asked == set(granted)
-    assert set(manifest["default_events"]) == {"push", "pull_request", "issue_comment", "check_run", "check_suite"}
+    assert asked | set(EVENT_PERMISSIONS) == set(granted)
+    assert all(granted[name] == level for name, level in EVENT_PERMISSIONS.items())
+    assert set(manifest["default_events"]) == {"push", "pull_request", "issue_comment", "check_run", "check_suite",
+                                               "merge_group"}
     assert manifest["hook_attributes"]["url"].endswith("/webhook")

@@ -1,6 +1,6 @@
 """The other reporters of one publication: the check run (annotations, conclusion, summary within
 GitHub's limit), review comments holding the suggestions, and a SARIF file; each masks every field
-and treats a token that may not write as a delivery, not a failure."""
+and treats a token that may not write as a sink result, not a failure."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bot.port import AnnotationLevel, ChangedFile, CheckStatus, Conclusion, FileStatus, PullFiles, Reason
-from bot.report import Delivery, Publication, Suggestion
+from bot.report import Posted, Publication, Suggestion
 from bot.report.check_run import CheckRunSink, fit
 from bot.report.review import ReviewSink, commentable
 from bot.report.sarif import SarifSink
@@ -44,8 +44,8 @@ def test_a_check_run_completes_with_every_finding_on_a_file_as_a_masked_annotati
     sink = CheckRunSink(gh, WorkflowReporter().clean)
     sink.start("a" * 40)
     delivered = sink.publish(publication(FINDINGS))
-    assert delivered.delivery is Delivery.DONE
-    [(run, outputs)] = gh.check_runs.values()
+    assert delivered.posted is Posted.DONE
+    [(run, outputs)] = gh.check_runs_on.values()
     assert (run.status, run.conclusion) == (CheckStatus.COMPLETED, Conclusion.FAILURE)
     [output] = outputs
     assert [(a.path, a.start_line, a.level) for a in output.annotations] == [
@@ -70,7 +70,7 @@ def test_a_token_without_checks_write_is_said_not_raised(gh: FakeGH) -> None:
     gh.refuse("create_check_run", Reason.FORBIDDEN, times=2)
     sink = CheckRunSink(gh, str)
     sink.start("a" * 40)
-    assert sink.publish(publication(FINDINGS)).delivery is Delivery.READ_ONLY
+    assert sink.publish(publication(FINDINGS)).posted is Posted.READ_ONLY
 
 
 def test_suggestions_on_the_diff_become_one_review_with_suggestion_blocks(gh: FakeGH) -> None:
@@ -79,20 +79,20 @@ def test_suggestions_on_the_diff_become_one_review_with_suggestion_blocks(gh: Fa
     fix = Suggestion(PATH, 1, "field-missing", "---", f"tags: []\n---\n# {SECRET}", "add the key")
     off = Suggestion(PATH, 7, "control-character", "a\tb", "a b", "flatten")  # line 7 is not in the diff
     delivered = ReviewSink(gh, WorkflowReporter().clean).publish(publication(FINDINGS, suggestions=(fix, off)))
-    assert delivered.delivery is Delivery.DONE and "; 1 on lines outside the diff are in this summary" in delivered.said
+    assert delivered.posted is Posted.DONE and "; 1 on lines outside the diff are in this summary" in delivered.said
     [(number, sha, comments)] = gh.reviews
     assert (number, sha) == (1, "a" * 40)
     [comment] = comments
     assert comment.path == f"memory/{PATH}" and comment.line == 1 and "```suggestion\ntags: []" in comment.body
     assert SECRET not in comment.body
     gh.read_only = True
-    assert ReviewSink(gh, str).publish(publication(FINDINGS, suggestions=(fix,))).delivery is Delivery.READ_ONLY
+    assert ReviewSink(gh, str).publish(publication(FINDINGS, suggestions=(fix,))).posted is Posted.READ_ONLY
 
 
 def test_sarif_has_repository_paths_and_no_secret(tmp_path: Path) -> None:
     delivered = SarifSink(tmp_path, WorkflowReporter().clean).publish(publication(FINDINGS))
-    assert delivered.delivery is Delivery.DONE
-    assert delivered.outputs == {"sarif_file": ".memshelf-bot/memshelf-bot.sarif"}
+    assert delivered.posted is Posted.DONE
+    assert delivered.file == ".memshelf-bot/memshelf-bot.sarif"
     text = (tmp_path / ".memshelf-bot" / "memshelf-bot.sarif").read_text()
     log = json.loads(text)
     uris = [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in log["runs"][0]["results"]]
@@ -109,13 +109,13 @@ def test_sarif_replaces_a_planted_file_but_never_writes_through_a_symlink(tmp_pa
     elsewhere = tmp_path / "elsewhere.txt"
     elsewhere.write_text("keep\n")
     os.link(elsewhere, planted / "memshelf-bot.sarif")
-    assert SarifSink(tmp_path, str).publish(publication(FINDINGS)).delivery is Delivery.DONE
+    assert SarifSink(tmp_path, str).publish(publication(FINDINGS)).posted is Posted.DONE
     assert elsewhere.read_text() == "keep\n" and json.loads((planted / "memshelf-bot.sarif").read_text())["runs"]
 
     (planted / "memshelf-bot.sarif").unlink()
     (planted / "memshelf-bot.sarif").symlink_to(elsewhere)
     refused = SarifSink(tmp_path, str).publish(publication(FINDINGS))
-    assert (refused.delivery, refused.outputs) == (Delivery.FAILED, {})
+    assert (refused.posted, refused.file) == (Posted.FAILED, "")
     assert "not a regular file" in refused.said and elsewhere.read_text() == "keep\n"
 
     shutil.rmtree(planted)
@@ -123,12 +123,12 @@ def test_sarif_replaces_a_planted_file_but_never_writes_through_a_symlink(tmp_pa
     target.mkdir()
     planted.symlink_to(target)
     refused = SarifSink(tmp_path, str).publish(publication(FINDINGS))
-    assert refused.delivery is Delivery.FAILED and "not a directory" in refused.said and list(target.iterdir()) == []
+    assert refused.posted is Posted.FAILED and "not a directory" in refused.said and list(target.iterdir()) == []
 
     planted.unlink()
     planted.write_text("a file\n")
     refused = SarifSink(tmp_path, str).publish(publication(FINDINGS))
-    assert refused.delivery is Delivery.FAILED and planted.read_text() == "a file\n"
+    assert refused.posted is Posted.FAILED and planted.read_text() == "a file\n"
 
 
 def test_the_workflow_reporter_and_the_fake_satisfy_their_protocols(gh: FakeGH) -> None:

@@ -13,7 +13,7 @@ import pytest
 from bot.flows import commands
 from bot.port import Permission, Reaction, RefUpdate, StatusState
 from tests.action_harness import episode
-from tests.fakegh import World, git
+from tests.fakegh import World, git, ran
 
 NAS = "docs/topics/2026-09-23-nas.md"
 FIXABLE = episode("2026-09-23-nas", title="NAS").replace("id: 2026-09-23-nas\n", "id: nas-move\n").replace(
@@ -32,7 +32,7 @@ def fix(world: World, text: str, permission: Permission = Permission.WRITE, **pu
         pull = world.gh.pulls[pull.number] = replace(pull, **pull_changes)
     world.gh.permissions["octo-maintainer"] = permission
     job = world.job(world.comment_event(pull, "/shelf fix"))
-    return commands.run(job), job, pull
+    return ran(commands.run, job), job, pull
 
 
 def replies(world: World, number: int = 1) -> list[str]:
@@ -89,5 +89,5 @@ def test_a_branch_that_moved_meanwhile_is_never_forced(world: World) -> None:
 
 def test_help_lists_fix(world: World) -> None:
     fix(world, FIXABLE, permission=Permission.READ)
-    assert commands.run(world.job(world.comment_event(world.gh.pulls[1], "/shelf help"))) == 0
+    assert ran(commands.run, world.job(world.comment_event(world.gh.pulls[1], "/shelf help"))) == 0
     assert "| `/shelf fix` |" in replies(world)[-1]

@@ -261,7 +261,7 @@ def test_a_deleted_agent_branch_and_a_tag_are_nothing_to_do(harness: Harness) ->
     main = harness.sb.store.ref("refs/heads/main") or ""
     deleted = push_event(harness.sb, "refs/heads/shelve/gone", main, ZERO, pusher="night-shift-agent")
     result = harness.step("push", deleted, harness.workspace(main))
-    assert result.exit_code == 0 and "was deleted; nothing to check" in result.stdout
+    assert result.exit_code == 0 and "does not act on the deletion of shelve/gone" in result.stdout
     tag = push_event(harness.sb, "refs/tags/v1", ZERO, main, pusher="octo")
     tagged = harness.step("push", tag, harness.workspace(main))
     assert tagged.exit_code == 0 and "does not act on a push to refs/tags/v1 (not a branch)" in tagged.summary

@@ -23,7 +23,7 @@ from bot.port import (
     StatusState,
 )
 from tests.action_harness import episode
-from tests.fakegh import World
+from tests.fakegh import World, ran
 
 UPS = "docs/topics/2026-09-22-ups-runtime.md"
 NAS = "docs/topics/2026-09-23-nas.md"
@@ -41,7 +41,7 @@ def push(world: World, branch: str, files: dict[str, str | None], **kw: object) 
         before = "0" * 40
     after = world.commit(branch, files)
     job = world.job(world.push_event(branch, before, after), **kw)
-    return open_pr.run(job, branch), job
+    return ran(open_pr.run, job, branch), job
 
 
 def test_a_push_opens_one_pull_request_with_labels_status_and_a_second_push_updates_it(world: World) -> None:
@@ -121,7 +121,7 @@ def command(world: World, body: str, author: str = "octo-maintainer", permission
     world.gh.permissions[author] = permission
     event = world.comment_event(pull, body, author)
     job = world.job(event)
-    return commands.run(job), job, event
+    return ran(commands.run, job), job, event
 
 
 def test_help_is_answered_for_anyone_with_eyes_then_a_rocket(world: World) -> None:
@@ -153,7 +153,7 @@ def test_unknown_commands_get_the_list_and_help_is_case_and_space_tolerant(world
     assert reply.startswith("😕 I don't know `/shelf rebase`.\n\nmemshelf-bot answers these commands")
     assert "| `/shelf resolve` |" in reply and "| `/shelf render` |" in reply
     helped = world.comment_event(world.gh.pulls[1], "  /SHELF help\nthanks!")
-    assert commands.run(world.job(helped)) == 0
+    assert ran(commands.run, world.job(helped)) == 0
     assert replies(world)[-1].startswith("memshelf-bot answers these commands")
     assert world.gh.reactions[-2:] == [(helped.comment_id, Reaction.SEEN), (helped.comment_id, Reaction.DONE)]
 
@@ -162,12 +162,12 @@ def test_resolve_refuses_a_fork_branch_and_a_closed_pull_request(world: World) -
     command(world, "/shelf help")
     pull = world.gh.pulls[1]
     world.gh.pulls[1] = replace(pull, head_repo="outsider/shelf", head_label="outsider:patch-1")
-    assert commands.run(world.job(world.comment_event(world.gh.pulls[1], "/shelf resolve"))) == 0
+    assert ran(commands.run, world.job(world.comment_event(world.gh.pulls[1], "/shelf resolve"))) == 0
     assert replies(world)[-1].startswith(
         "😕 `/shelf resolve` cannot work on this pull request: its branch lives in a fork (outsider:patch-1), and "
         "this job's token can only write to octo/shelf. Nothing was pushed.")
     world.gh.pulls[1] = replace(pull, state=PullState.CLOSED)
-    assert commands.run(world.job(world.comment_event(world.gh.pulls[1], "/shelf resolve"))) == 0
+    assert ran(commands.run, world.job(world.comment_event(world.gh.pulls[1], "/shelf resolve"))) == 0
     assert replies(world)[-1].startswith("😕 `/shelf resolve` cannot work on this pull request: the pull request is "
                                          "closed. Nothing was pushed.")
     assert not world.gh.ops("create_commit")
@@ -210,7 +210,7 @@ def test_resolve_from_a_writer_settles_derived_conflicts_in_one_merge_commit(wor
     world.commit("main", {NAS: episode("2026-09-23-nas"), "INDEX.md": "# main's\n"})
     world.gh.permissions["octo-maintainer"] = Permission.WRITE
     job = world.job(world.comment_event(pull, "/shelf resolve"), restore_derived=False)  # the merge alone
-    assert commands.run(job) == 0
+    assert ran(commands.run, job) == 0
     pushed = world.gh.branch_sha("night-shift/ups")
     assert pushed != head and job.reporter.outputs["commit_sha"] == pushed
     parents = world.show(pushed, "INDEX.md")

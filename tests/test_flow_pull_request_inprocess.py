@@ -14,7 +14,7 @@ from bot.port import Reason
 from bot.report.comment import marker
 from memshelf_sandbox.actionrun import parse_commands
 from tests.action_harness import episode
-from tests.fakegh import World
+from tests.fakegh import World, ran
 
 GOOD = "docs/topics/2026-09-22-ups-runtime.md"
 BAD = "docs/topics/2026-09-23-nas.md"
@@ -33,7 +33,7 @@ def run_pr(world: World, files: dict[str, str | None], branch: str = "night-shif
     world.commit(branch, files, base="main")
     pull = world.gh.add_pull(branch)
     job = world.job(world.pr_event(pull, fork=bool(kw.pop("fork", False))), secrets=[TOKEN], **kw)
-    return pull_request.run(job), job, pull
+    return ran(pull_request.run, job), job, pull
 
 
 def printed(world: World) -> str:
@@ -67,14 +67,14 @@ def test_same_head_edits_nothing_and_a_fix_turns_the_same_comment_green(world: W
     assert code == 1
     world.gh.calls.clear()
     job = world.job(world.pr_event(pull, "synchronize"))
-    assert pull_request.run(job) == 1
+    assert ran(pull_request.run, job) == 1
     assert world.gh.ops("edit_comment", "create_comment", "delete_comment") == []  # same text: not edited
     assert "left the sticky comment as it was" in job.reporter.summary_text()
     fixed = world.commit("night-shift/one", {BAD: episode("2026-09-23-nas")})
     world.gh.pulls[pull.number] = pull = replace(pull, head_sha=fixed)
     world.gh.calls.clear()
     job = world.job(world.pr_event(pull, "synchronize"))
-    assert pull_request.run(job) == 0 and job.reporter.outputs["verdict"] == "valid"
+    assert ran(pull_request.run, job) == 0 and job.reporter.outputs["verdict"] == "valid"
     assert parse_commands(world.out.getvalue().split("memshelf-bot: violations")[-1])[0] == []  # no annotation
     assert [op for op, _ in world.gh.ops("edit_comment", "create_comment", "delete_comment")] == ["edit_comment"]
     [again] = sticky(world, pull.number)
@@ -85,7 +85,7 @@ def test_a_readers_comment_with_the_marker_is_never_edited_and_the_bot_posts_its
     world.commit("night-shift/one", {BAD: BAD_TEXT}, base="main")
     pull = world.gh.add_pull("night-shift/one")
     forged = world.gh.add_comment(pull.number, marker(".") + "\nI wrote this", "mallory")
-    assert pull_request.run(world.job(world.pr_event(pull))) == 1
+    assert ran(pull_request.run, world.job(world.pr_event(pull))) == 1
     comments = world.gh.comments_on[pull.number]
     assert comments[0] == forged  # untouched
     assert [c.author for c in sticky(world, pull.number)] == ["mallory", "github-actions[bot]"]
@@ -98,19 +98,19 @@ def test_duplicates_a_race_left_are_removed_and_a_deleted_comment_is_recreated(w
     [keep] = sticky(world, pull.number)
     world.gh.add_comment(pull.number, keep.body + "\nolder run", "github-actions[bot]")
     job = world.job(world.pr_event(pull))
-    pull_request.run(job)
+    ran(pull_request.run, job)
     assert [c.id for c in sticky(world, pull.number)] == [keep.id]
     assert "removed 1 duplicate a concurrent run left" in job.reporter.summary_text()
     world.gh.comments_on[pull.number].clear()
     job = world.job(world.pr_event(pull))
-    pull_request.run(job)
+    ran(pull_request.run, job)
     assert len(sticky(world, pull.number)) == 1 and "posted the sticky comment" in job.reporter.summary_text()
     # deleted between the bot's read and its edit: the edit answers 404 and the bot posts anew
     stale = world.gh.comments_on[pull.number][0]
     world.gh.comments_on[pull.number][0] = replace(stale, body=stale.body + " (stale)")
     world.gh.refuse("edit_comment", Reason.NOT_FOUND)
     job = world.job(world.pr_event(pull))
-    pull_request.run(job)
+    ran(pull_request.run, job)
     assert "re-posted the sticky comment (the previous one was deleted)" in job.reporter.summary_text()
 
 
@@ -119,10 +119,10 @@ def test_a_clean_pr_gets_no_comment_under_auto_one_under_always_and_none_under_n
     assert code == 0 and sticky(world, pull.number) == []
     assert "posted no comment (nothing to report, and comment: auto)" in job.reporter.summary_text()
     job = world.job(world.pr_event(pull), comment="always")
-    pull_request.run(job)
+    ran(pull_request.run, job)
     assert len(sticky(world, pull.number)) == 1
     job = world.job(world.pr_event(pull), comment="never")
-    pull_request.run(job)
+    ran(pull_request.run, job)
     assert "posted no comment (comment: never)" in job.reporter.summary_text()
 
 
@@ -157,7 +157,7 @@ def test_past_githubs_file_cap_the_pr_is_unchecked_not_passed(world: World) -> N
     pull = world.gh.add_pull("night-shift/big")
     world.gh.pull_file_total[pull.number] = 3500
     job = world.job(world.pr_event(pull))
-    assert pull_request.run(job) == 1
+    assert ran(pull_request.run, job) == 1
     assert "this one changes 3,500, so 3,499 were not checked" in job.reporter.summary_text()
 
 
@@ -170,7 +170,7 @@ def test_settings_and_policy_come_from_the_base_so_a_pr_cannot_weaken_its_own_ch
                                         "notes/x.md": "x\n"}, base="main")
     pull = world.gh.add_pull("night-shift/weaken")
     job = world.job(world.pr_event(pull))
-    assert pull_request.run(job) == 1
+    assert ran(pull_request.run, job) == 1
     everything = world.out.getvalue() + job.reporter.summary_text() + "".join(
         c.body for c in world.gh.comments_on.get(pull.number, []))
     assert secretish not in everything  # the base's pattern masks it, although the PR emptied the file
@@ -183,7 +183,7 @@ def test_a_catastrophic_pattern_in_the_pr_is_validated_not_run(world: World) -> 
                                        GOOD: episode("2026-09-22-ups-runtime")}, base="main")
     pull = world.gh.add_pull("night-shift/regex")
     job = world.job(world.pr_event(pull))
-    assert pull_request.run(job) == 1
+    assert ran(pull_request.run, job) == 1
     assert "policy-pattern-invalid" in job.reporter.summary_text()
 
 

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from bot.flows import push, render_main
+from bot.flows import render_main
 from bot.port import Reason, RefUpdate
 from memshelf_render.derived import is_derived
 from memshelf_render.shelf import load_shelf
 from memshelf_sandbox.actionrun import parse_commands
 from tests.action_harness import episode
-from tests.fakegh import World, git
+from tests.fakegh import World, git, ran
 
 UPS = "docs/topics/2026-09-22-ups-runtime.md"
 NAS = "docs/topics/2026-09-23-nas-move.md"
@@ -29,7 +29,7 @@ def world(tmp_path: Path) -> World:
 
 def render(world: World, **kw: object) -> tuple[int, object]:
     job = world.job(world.push_event("main", "", world.gh.branch_sha("main")))
-    return render_main.run(job, sleep=lambda s: None, rng=random.Random(1), **kw), job
+    return ran(render_main.run, job, sleep=lambda s: None, rng=random.Random(1), **kw), job
 
 
 def test_a_merged_episode_is_rendered_in_one_fast_forward_commit_with_no_explicit_author(world: World) -> None:
@@ -127,7 +127,7 @@ def test_the_bots_own_render_push_is_not_rendered_again(world: World) -> None:
     event = world.push_event("main", before, after, pusher="github-actions[bot]",
                              commits=[(after, ("INDEX.md",))])
     job = world.job(event)
-    assert push.run(job) == 0 and not world.gh.ops("create_commit")
+    assert ran(render_main.render, job) == 0 and not world.gh.ops("create_commit")
     assert "the bot's own render" in job.reporter.summary_text()
     shelf = load_shelf(world.repo)[0]
     assert shelf is not None

@@ -13,7 +13,7 @@ import pytest
 from bot.flows import commands
 from bot.port import FileMode, Permission, Reason, RefUpdate
 from tests.action_harness import episode
-from tests.fakegh import World, git
+from tests.fakegh import World, git, ran
 
 UPS, NAS = "docs/topics/2026-09-22-ups-runtime.md", "docs/topics/2026-09-23-nas.md"
 BRANCH = "night-shift/ups"
@@ -53,7 +53,7 @@ def with_entries(world: World, branch: str, entries: list[tuple[str, str, bytes 
 
 def resolve(world: World, pull: object) -> tuple[int, str]:
     job = world.job(world.comment_event(pull, "/shelf resolve"))
-    code = commands.run(job)
+    code = ran(commands.run, job)
     replies = [c.body for c in world.gh.comments_on[pull.number] if c.body.startswith(("🚀", "😕"))]
     return code, replies[-1]
 

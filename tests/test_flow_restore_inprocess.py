@@ -12,7 +12,7 @@ import pytest
 from bot.flows import commands, open_pr
 from bot.port import Permission, PortError, RefUpdate, StatusState
 from tests.action_harness import episode
-from tests.fakegh import World, git
+from tests.fakegh import World, git, ran
 
 UPS = "docs/topics/2026-09-22-ups-runtime.md"
 BRANCH = "night-shift/ups"
@@ -30,7 +30,7 @@ def push(world: World, files: dict[str, str | None]) -> tuple[int, object, str]:
         before = "0" * 40
     after = world.commit(BRANCH, files)
     job = world.job(world.push_event(BRANCH, before, after))
-    return open_pr.run(job, BRANCH), job, after
+    return ran(open_pr.run, job, BRANCH), job, after
 
 
 def test_regenerated_derived_files_are_restored_in_one_bot_commit_and_the_new_head_passes(world: World) -> None:
@@ -77,7 +77,7 @@ def test_resolve_merges_and_restores_in_one_bot_commit_so_the_pull_request_passe
     main = world.commit("main", {"docs/topics/2026-09-23-nas.md": episode("2026-09-23-nas"), "INDEX.md": "# main's\n"})
     world.gh.permissions["octo-maintainer"] = Permission.WRITE
     job = world.job(world.comment_event(pull, "/shelf resolve"))
-    assert commands.run(job) == 0
+    assert ran(commands.run, job) == 0
     head = world.gh.branch_sha(BRANCH)
     [(_, (parent, message, paths))] = world.gh.ops("create_commit")  # one commit: the merge restores too
     assert world.gh.ops("move_branch") == [("move_branch", (BRANCH, head))] and "INDEX.md" in paths

@@ -10,7 +10,7 @@ from bot.flows import pull_request
 from bot.port import PostedReviewComment
 from bot.report.review import ReviewSink
 from tests.action_harness import episode
-from tests.fakegh import World
+from tests.fakegh import World, ran
 
 NAS = "docs/topics/2026-09-23-nas.md"
 FIXABLE = episode("2026-09-23-nas", title="NAS").replace("id: 2026-09-23-nas\n", "id: nas-move\n")
@@ -24,7 +24,7 @@ def run(tmp_path: Path, *, fork: bool = False, superseded: bool = False):
         world.commit("night-shift/nas", {"docs/topics/2026-09-24-dns.md": episode("2026-09-24-dns")})
     job = world.job(world.pr_event(pull, fork=fork))
     job.sinks.append(ReviewSink(world.gh, job.reporter.clean))
-    return pull_request.run(job), job, world, pull
+    return ran(pull_request.run, job), job, world, pull
 
 
 def test_a_writer_token_posts_one_review_with_the_suggestion_on_the_checked_head(tmp_path: Path) -> None:
@@ -58,7 +58,7 @@ def test_a_suggestion_on_a_line_outside_the_diff_stays_in_the_summary(tmp_path: 
     pull = world.gh.add_pull("night-shift/move")
     job = world.job(world.pr_event(pull))
     job.sinks.append(ReviewSink(world.gh, job.reporter.clean))
-    assert pull_request.run(job) == 1
+    assert ran(pull_request.run, job) == 1
     [(_, _, comments)] = world.gh.reviews
     assert [c.path for c in comments] == [NAS]
     summary = job.reporter.summary_text()
@@ -72,7 +72,7 @@ def test_a_second_run_on_the_same_head_posts_no_second_copy_of_a_suggestion(tmp_
     assert code == 1 and len(world.gh.reviews) == 1
     again = world.job(world.pr_event(pull, action="synchronize"))
     again.sinks.append(ReviewSink(world.gh, again.reporter.clean))
-    assert pull_request.run(again) == 1
+    assert ran(pull_request.run, again) == 1
     assert len(world.gh.reviews) == 1 and world.gh.ops("review_comments")
     assert "Suggested changes: already posted as review comments." in again.reporter.summary_text()
 
@@ -85,7 +85,7 @@ def test_a_new_suggestion_after_a_push_is_posted_alone(tmp_path: Path) -> None:
     pull = world.gh.pull(pull.number)
     again = world.job(world.pr_event(pull, action="synchronize"))
     again.sinks.append(ReviewSink(world.gh, again.reporter.clean))
-    assert pull_request.run(again) == 1
+    assert ran(pull_request.run, again) == 1
     [_, (_, sha, comments)] = world.gh.reviews
     assert sha == pull.head_sha and [c.path for c in comments if "suggestion" in c.body] == [dns]
     assert "already there" in again.reporter.summary_text()
@@ -98,12 +98,12 @@ def test_someone_elses_copy_of_a_suggestion_does_not_silence_the_bots(tmp_path: 
     pull = world.gh.add_pull("night-shift/nas")
     first = world.job(world.pr_event(pull))
     first.sinks.append(ReviewSink(world.gh, first.reporter.clean))
-    pull_request.run(first)
+    ran(pull_request.run, first)
     [(_, _, comments)] = world.gh.reviews
     world.gh.reviews.clear()  # as if the bot had never reviewed, but someone copied its comments
     world.gh.others_review_comments[pull.number] = [PostedReviewComment(c, "mallory") for c in comments]
     again = world.job(world.pr_event(pull, action="synchronize"))
     again.sinks.append(ReviewSink(world.gh, again.reporter.clean))
-    pull_request.run(again)
+    ran(pull_request.run, again)
     [(_, _, posted)] = world.gh.reviews
     assert posted == comments

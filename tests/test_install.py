@@ -58,6 +58,10 @@ def test_a_fresh_install_with_the_extra_runs_the_demo(tmp_path: Path) -> None:
                           cwd=tmp_path, timeout=300, check=False)
     assert demo.returncode == 0, (demo.stdout[-2000:], demo.stderr[-2000:])
     check_story(demo.stdout)
+    # `setup` posts the committed manifest: it must be in the installed package, not only in a checkout
+    found = subprocess.run([str(py), "-c", "from bot.app.setup import MANIFEST; print(MANIFEST.is_file())"],
+                           capture_output=True, text=True, env=env, cwd=tmp_path, check=False)
+    assert found.stdout.strip() == "True", found.stderr[-2000:]
 
 
 def test_without_the_extra_the_sandbox_commands_say_how_to_get_it() -> None:

@@ -1,7 +1,8 @@
 """The layers hold: import-linter's contracts (pyproject.toml: the core never imports the bot,
 the sandbox or PyGithub; the core's domain never imports its command line; the bot never imports
-the sandbox; reporters never import flows; flows reach GitHub only through the port; the App never
-imports the Action runtime), and no import cycle inside `bot`."""
+the sandbox; reporters never import flows, the router or a front door; flows reach GitHub only
+through the port; flows and the router never know their door, the Action's or the App's; the App
+never imports the Action runtime), and no import cycle inside `bot`."""
 
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ import yaml
 from packaging.requirements import Requirement
 
 from bot import inputs as runtime_inputs
-from bot.flows.publish import OUTPUTS as RUNTIME_OUTPUTS
+from bot.action import OUTPUTS as RUNTIME_OUTPUTS
 from memshelf_render.shelf import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -89,7 +89,7 @@ def test_workflow_with_this_action_passes_actionlint(tmp_path: Path) -> None:
     """actionlint reads a local action's metadata: with `uses: ./` it checks every `with:` key
     against action.yml, action.yml itself (branding icon and colour) and that the Dockerfile exists."""
     text = (ROOT / "workflows" / "shelf-bot.yml").read_text(encoding="utf-8")
-    assert text.count(f"uses: {ACTION_REF}") == 4  # every job's step is checked
+    assert text.count(f"uses: {ACTION_REF}") == 5  # every job's step is checked
     _lint("actionlint", "-no-color", cwd=_local_action_repo(tmp_path, text))
 
 
@@ -183,7 +183,8 @@ def test_every_mode_is_documented(action: dict[str, Any]) -> None:
 
 def test_workflow_triggers(workflow: dict[str, Any]) -> None:
     on = _triggers(workflow)
-    assert set(on) == {"pull_request", "push", "issue_comment", "workflow_dispatch", "schedule"}
+    assert set(on) == {"pull_request", "merge_group", "push", "issue_comment", "workflow_dispatch", "schedule"}
+    assert on["merge_group"]["types"] == ["checks_requested"]
     assert on["push"]["branches"] == ["main", *Settings().branch_patterns]
     assert on["issue_comment"]["types"] == ["created"]
 
@@ -192,6 +193,7 @@ def test_workflow_permissions_are_per_job_and_minimal(workflow: dict[str, Any]) 
     assert workflow["permissions"] == {}
     assert {name: job["permissions"] for name, job in workflow["jobs"].items()} == {
         "pull-request": {"contents": "read", "pull-requests": "write", "checks": "write", "security-events": "write"},
+        "merge-queue": {"contents": "read", "statuses": "write", "checks": "write"},
         "render": {"contents": "write", "pull-requests": "write"},
         "agent-branch": {"contents": "write", "pull-requests": "write", "statuses": "write", "checks": "write"},
         "shelf-command": {"contents": "write", "pull-requests": "write", "issues": "write", "statuses": "write"},
@@ -219,6 +221,7 @@ def test_each_event_runs_its_job(workflow: dict[str, Any]) -> None:
     guards = {name: " ".join(job["if"].split()) for name, job in workflow["jobs"].items()}
     assert guards == {
         "pull-request": "github.event_name == 'pull_request'",
+        "merge-queue": "github.event_name == 'merge_group'",
         "render": "(github.event_name == 'push' && github.ref_name == github.event.repository.default_branch) "
                   "|| github.event_name == 'workflow_dispatch' || github.event_name == 'schedule'",
         "agent-branch": "github.event_name == 'push' && !github.event.deleted "
@@ -231,13 +234,14 @@ def test_each_event_runs_its_job(workflow: dict[str, Any]) -> None:
 def test_workflow_uses_this_action_with_modes_the_runtime_runs(workflow: dict[str, Any],
                                                                 action: dict[str, Any]) -> None:
     steps = _action_steps(workflow)
-    assert [name for name, _ in steps] == ["pull-request", "render", "agent-branch", "shelf-command"]
+    assert [name for name, _ in steps] == ["pull-request", "merge-queue", "render", "agent-branch", "shelf-command"]
     for name, step in steps:
         assert step["uses"] == ACTION_REF
         assert set(step.get("with", {})) <= set(action["inputs"]), name
     # `mode: auto` (the default) everywhere; a manual run picks render or validate, a scheduled one renders
     assert {name: step.get("with", {}).get("mode") for name, step in steps} == {
-        "pull-request": None, "render": "${{ inputs.mode || (github.event_name == 'schedule' && 'render') || 'auto' }}",
+        "pull-request": None, "merge-queue": None,
+        "render": "${{ inputs.mode || (github.event_name == 'schedule' && 'render') || 'auto' }}",
         "agent-branch": None, "shelf-command": None}
     dispatch = _triggers(workflow)["workflow_dispatch"]["inputs"]["mode"]
     assert dispatch["options"] == ["render", "validate"] and dispatch["default"] == "render"

@@ -198,6 +198,17 @@ def test_statuses_and_check_runs_with_annotations_in_batches(port: PyGithubPort,
     assert len(stored.output["summary"]) <= 65535
 
 
+def test_check_runs_carry_an_external_id_and_are_listed_every_one_by_name(port: PyGithubPort) -> None:
+    main = port.branch_sha("main")
+    first = port.create_check_run("memshelf-bot", main, CheckStatus.IN_PROGRESS, external_id="d-1:1")
+    second = port.create_check_run("memshelf-bot", main, CheckStatus.COMPLETED, CheckOutput("t", "s"),
+                                   Conclusion.SUCCESS, external_id="d-2:1")
+    port.create_check_run("other", main, CheckStatus.IN_PROGRESS)
+    listed = port.check_runs(main, "memshelf-bot")  # not only the latest: a re-run looks for its own
+    assert [(r.id, r.external_id) for r in listed] == [(second.id, "d-2:1"), (first.id, "d-1:1")]
+    assert first.external_id == "d-1:1" and port.check_runs(main, "absent") == ()
+
+
 def test_auto_merge_and_merge(port: PyGithubPort, sandbox: Sandbox) -> None:
     head = branch_with(sandbox, "night-shift/c", {"docs/topics/2026-01-08-fourth.md": "# four\n"})
     pull = port.open_pull(title="t", body="", head="night-shift/c", base="main")

@@ -24,7 +24,7 @@ from tests.sandbox_fixtures import (
 bare_repo, sandbox = sandbox_fixtures.bare_repo, sandbox_fixtures.sandbox
 EVENTS = ["pull_request.opened", "pull_request.synchronize", "pull_request.reopened", "pull_request.closed",
           "push", "issue_comment.created", "workflow_dispatch", "check_suite.requested",
-          "check_suite.rerequested", "check_run.rerequested", "ping"]
+          "check_suite.rerequested", "check_run.rerequested", "ping", "merge_group.checks_requested"]
 
 
 def test_schema_bundle_records_its_sources() -> None:

@@ -91,7 +91,7 @@ def test_the_actions_sarif_file_is_valid_with_repository_paths(validator, tmp_pa
     outcome = Outcome(report=Report(Path("."), findings=findings), checked=1)
     delivered = SarifSink(tmp_path, WorkflowReporter().clean).publish(
         Publication("pull request #1", "a" * 40, outcome, "memory", pr_number=1))
-    log = json.loads((tmp_path / delivered.outputs["sarif_file"]).read_text(encoding="utf-8"))
+    log = json.loads((tmp_path / delivered.file).read_text(encoding="utf-8"))
     assert errors(validator, log) == []
     assert [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in log["runs"][0]["results"]] == [
         f"memory/{TOPIC_PATH}", "memory/shelf.yml"]

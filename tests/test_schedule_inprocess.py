@@ -9,7 +9,7 @@ from pathlib import Path
 from bot import action
 from bot.events import Event, EventKind
 from tests.action_harness import episode
-from tests.fakegh import World
+from tests.fakegh import World, ran
 
 SCHEDULE_PAYLOAD = {"schedule": "23 */6 * * *", "repository": {"full_name": "octo/shelf", "default_branch": "main"}}
 
@@ -18,7 +18,7 @@ def scheduled(world: World) -> tuple[int, object]:
     event = Event.from_payload("schedule", SCHEDULE_PAYLOAD)
     assert event.kind is EventKind.SCHEDULE
     job = world.job(event)
-    return action.auto_mode(job), job
+    return ran(action.auto_mode, job), job
 
 
 def test_the_scheduled_render_of_a_fresh_main_commits_nothing(tmp_path: Path) -> None:

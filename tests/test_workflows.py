@@ -1,7 +1,8 @@
 """The workflow templates shelf repositories copy (workflows/): GITHUB_TOKEN's gaps closed.
 
 shelf-bot.yml: a scheduled render catches merges that started no workflow (and is a no-op on a
-fresh main — run here against the sandbox), the PR job is per-PR `concurrency` with
+fresh main — run here against the sandbox), a merge queue's group gets the pull request's check,
+the PR job is per-PR `concurrency` with
 cancel-in-progress while renders are never cancelled, and a fork PR's job keeps its comment as an
 artifact. shelf-bot-fork-comment.yml: the `workflow_run` half that posts that comment without ever
 checking out or running fork code.
@@ -61,8 +62,20 @@ def test_a_schedule_renders_main(main_workflow: dict[str, Any]) -> None:
     render = main_workflow["jobs"]["render"]
     assert "github.event_name == 'schedule'" in render["if"]
     [step] = [s for s in render["steps"] if s.get("uses", "").startswith("memshelf/memshelf-bot@")]
-    # `mode: auto` does nothing for a schedule event: the scheduled run asks for a render
+    # the scheduled run asks for a render by name (`mode: auto` renders on a schedule too)
     assert step["with"]["mode"] == "${{ inputs.mode || (github.event_name == 'schedule' && 'render') || 'auto' }}"
+
+
+def test_a_merge_queue_runs_the_same_check_on_its_group(main_workflow: dict[str, Any]) -> None:
+    assert _on(main_workflow)["merge_group"] == {"types": ["checks_requested"]}
+    jobs = main_workflow["jobs"]
+    queue = jobs["merge-queue"]
+    assert queue["if"] == "github.event_name == 'merge_group'"
+    assert queue["name"] == jobs["pull-request"]["name"] == "memshelf-bot/validate"  # one required check
+    assert queue["permissions"] == {"contents": "read", "statuses": "write", "checks": "write"}
+    [step] = [s for s in queue["steps"] if s.get("uses", "").startswith("memshelf/memshelf-bot@")]
+    assert "with" not in step  # mode: auto routes merge_group to the check of the group's head
+    assert all("merge_group" not in job.get("if", "") for name, job in jobs.items() if name != "merge-queue")
 
 
 def test_the_pr_job_is_per_pr_and_cancels_the_older_run(main_workflow: dict[str, Any]) -> None:

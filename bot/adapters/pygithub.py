@@ -156,7 +156,7 @@ def _changed(status: str, path: str, previous: str | None, patch: str | None = N
 def _check_run(data: dict[str, Any]) -> CheckRun:
     conclusion = data.get("conclusion")
     return CheckRun(int(data["id"]), data.get("name", ""), data.get("head_sha", ""), CheckStatus(data["status"]),
-                    Conclusion(conclusion) if conclusion else None)
+                    Conclusion(conclusion) if conclusion else None, data.get("external_id") or "")
 
 
 def _output(output: CheckOutput, annotations: Sequence[Any]) -> dict[str, Any]:
@@ -404,10 +404,25 @@ class PyGithubPort:
         self._write(f"publish the {status.context} status", self.requester.requestJsonAndCheck, "POST",
                     f"{self.url}/statuses/{sha}", input=payload)
 
+    def check_runs(self, head_sha: str, name: str) -> tuple[CheckRun, ...]:
+        found: list[CheckRun] = []
+        page = 1
+        while True:
+            data = self._json(f"list the check runs of {head_sha[:12]}", "GET",
+                              f"/commits/{head_sha}/check-runs?check_name={quote(name)}&filter=all"
+                              f"&per_page={PAGE_SIZE}&page={page}")
+            runs = data.get("check_runs") or []
+            found += [_check_run(run) for run in runs]
+            if len(runs) < PAGE_SIZE or len(found) >= int(data.get("total_count") or 0):
+                return tuple(found)
+            page += 1
+
     def create_check_run(self, name: str, head_sha: str, status: CheckStatus, output: CheckOutput | None = None,
-                         conclusion: Conclusion | None = None) -> CheckRun:
+                         conclusion: Conclusion | None = None, external_id: str = "") -> CheckRun:
         batches = self._batches(output)
         payload: dict[str, Any] = {"name": name, "head_sha": head_sha, "status": status.value}
+        if external_id:
+            payload["external_id"] = external_id
         if conclusion is not None:
             payload["conclusion"] = conclusion.value
         if output is not None:

@@ -1,5 +1,6 @@
-"""The command-line options of `serve` and `worker` (imported by bot/cli.py at every start, so
-nothing heavy is imported here: the handlers load the server and the queue only when they run)."""
+"""The command-line options of `serve`, `worker` and `setup` (imported by bot/cli.py at every
+start, so nothing heavy is imported here: the handlers load the server and the queue only when
+they run)."""
 
 from __future__ import annotations
 
@@ -39,3 +40,16 @@ def add_worker(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("worker", help="App mode: job workers only (e.g. other machines on the Redis queue)")
     _queue_options(p)
     p.set_defaults(handler="bot.app.worker:cli_main")
+
+
+def add_setup(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("setup", help="register the GitHub App from the committed manifest in one browser click")
+    p.add_argument("--webhook-url", required=True, metavar="URL",
+                   help="where GitHub delivers the App's webhooks: serve's POST /webhook as GitHub reaches it")
+    p.add_argument("--github-url", default=DEFAULT_GITHUB_URL, metavar="URL",
+                   help="GitHub's REST API (GitHub Enterprise Server: https://HOST/api/v3; the sandbox)")
+    p.add_argument("--org", metavar="ORG", help="register the App for this organization (default: your account)")
+    p.add_argument("--data-dir", type=Path, default=None, metavar="DIR",
+                   help=f"store the App's id, key and webhook secret here, mode 0600 (default: ./{DEFAULT_DATA_DIR}, "
+                        "where serve and worker look)")
+    p.set_defaults(handler="bot.app.setup:cli_main")

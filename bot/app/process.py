@@ -33,7 +33,8 @@ def configure(args: argparse.Namespace, command: str, min_workers: int) -> AppCo
         print(f"memshelf-bot {command}: --grace must be 0 seconds or more", file=sys.stderr)
         return None
     try:
-        return load_config(os.environ, args.github_url, needs_webhook_secret=command == "serve")
+        return load_config(os.environ, args.github_url, needs_webhook_secret=command == "serve",
+                           data_dir=args.data_dir or Path(DEFAULT_DATA_DIR))
     except ConfigError as exc:
         print(f"memshelf-bot {command}: {exc}", file=sys.stderr)
         return None

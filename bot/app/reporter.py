@@ -23,8 +23,7 @@ class AppReporter:
     delivery: str
     policy: PolicyPack | None = None
     secrets: list[str] = field(default_factory=list)
-    outputs: dict[str, str] = field(default_factory=dict)
-    summary: list[str] = field(default_factory=list)
+    summary: list[str] = field(default_factory=list)  # the door writes it into the check run when no check did
     cut: list[Note] = field(default_factory=list)  # a check run shows every annotation: nothing is cut
 
     def use_policy(self, policy: PolicyPack | None) -> None:
@@ -58,6 +57,3 @@ class AppReporter:
 
     def add_summary(self, markdown: str) -> None:
         self.summary.append(markdown)
-
-    def set_output(self, name: str, value: object) -> None:
-        self.outputs[name] = self.clean("" if value is None else str(value))

@@ -12,35 +12,37 @@ could react is withdrawn: nothing happens.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from memshelf_render.check import repo_path
 
+from ..events import Event, EventKind
 from ..job import Job
 from ..port import PortError, PullRequest, PullState, Reaction, Reason
 from ..report import markdown as md
 from ..report.summary import VERDICT, plural
 from . import fix_pr, open_pr, render_main
 from .fix_pr import FixOutcome
-from .publish import set_outputs
+from .registry import COMMANDS, FlowName, On, command, flow
 from .resolve_pr import Settlement, SettlementOutcome, settle
+from .result import FlowOutcome, FlowResult, nothing_to_do
 
 SEEN, DONE, FAILED = Reaction.SEEN, Reaction.DONE, Reaction.FAILED
-HELP = """memshelf-bot answers these commands, as the first line of a pull request comment:
+COMMAND_PREFIX = "/shelf"
 
-| command | what it does | who |
-|---|---|---|
-| `/shelf resolve` | merges the base branch into this pull request's branch, regenerates the derived files from the merged episodes, unions `recall-log.tsv`, and adds the merge as one commit GitHub signs (a fast-forward, never a force); an episode that conflicts is left to you, with instructions | write access |
-| `/shelf fix` | applies the mechanical fixes (`memshelf-bot fix`: ids, tags lists, quoting, control characters, a BOM, secrets masked) to the episodes this pull request changes and commits them to its branch (never a force); not for forks | write access |
-| `/shelf render` | re-renders the bot's own branch (`memshelf-bot/…`) from the latest base | write access |
-| `/shelf help` | this list | anyone |"""
+
+def help_text() -> str:
+    """The list `/shelf help` answers with: every registered command, so it never drifts."""
+    rows = [f"| {md.code(f'{COMMAND_PREFIX} {c.name}')} | {c.help} | {'write access' if c.needs_write else 'anyone'} |"
+            for c in COMMANDS.values()]
+    return "\n".join(["memshelf-bot answers these commands, as the first line of a pull request comment:", "",
+                      "| command | what it does | who |", "|---|---|---|", *rows])
 
 
 def parse(body: str) -> str | None:
     """The command a comment's first line gives (`help` for a bare `/shelf`), or None."""
     words = body.lstrip().split("\n", 1)[0].split()
-    if not words or words[0].lower() != "/shelf":
+    if not words or words[0].lower() != COMMAND_PREFIX:
         return None
     return words[1].lower() if len(words) > 1 else "help"
 
@@ -84,45 +86,54 @@ class Request:
         reporter.add_summary(f"## memshelf-bot · {self.label} on pull request #{self.number}\n\n"
                              f"Requested by {md.text(self.login)}. The reply:\n\n{body}\n")
 
+    def answered(self, detail: str, outcome: FlowOutcome = FlowOutcome.DONE) -> FlowResult:
+        """The command's result when it changed no branch: the answer was its work."""
+        return FlowResult(outcome, pr_number=self.number, detail=self.job.reporter.clean(detail))
 
-def _ignore(job: Job, why: str) -> int:
+    def checked(self, validated: FlowResult, commit: str, detail: str) -> FlowResult:
+        """The command committed `commit` and checked the new head in the same run: its result is
+        that check's, as information (the command itself succeeded), with the commit."""
+        return replace(validated, outcome=FlowOutcome.DONE, judged=False, commit_sha=commit,
+                       detail=self.job.reporter.clean(detail))
+
+
+def ignore(job: Job, why: str) -> FlowResult:
     """Not a command for the bot: a log line and a summary line, nothing on the pull request."""
     job.reporter.log(f"memshelf-bot: ignoring {why}")
     job.reporter.add_summary(f"## memshelf-bot\n\nNothing to do: {md.text(why)}.\n")
-    set_outputs(job.reporter)
-    return 0
+    return nothing_to_do(job.reporter.clean(f"ignoring {why}"))
 
 
-def run(job: Job) -> int:
+def is_command(event: Event) -> bool:
+    """A new comment on a pull request whose first line is a `/shelf` command."""
+    return event.on_pull_request and parse(event.comment_body) is not None
+
+
+@flow(FlowName.COMMAND, On(EventKind.ISSUE_COMMENT, ("created",), when=is_command))
+def run(job: Job) -> FlowResult:
     """The issue_comment event: act on a `/shelf` command in a pull request."""
     event = job.event
     if (event.action or "created") != "created":
-        return _ignore(job, f"a comment that was {event.action}, not created")
-    command = parse(event.comment_body)
-    if command is None:
-        return _ignore(job, "a comment that is not a /shelf command")
+        return ignore(job, f"a comment that was {event.action}, not created")
+    name = parse(event.comment_body)
+    if name is None:
+        return ignore(job, "a comment that is not a /shelf command")
     if event.comment_author_is_bot:
-        return _ignore(job, f"a /shelf command from a bot ({event.comment_author})")
+        return ignore(job, f"a /shelf command from a bot ({event.comment_author})")
     if not event.on_pull_request or event.pr_number is None or event.comment_id is None:
-        return _ignore(job, "a /shelf command on an issue (the commands work in pull requests)")
-    request = Request(job, event.pr_number, event.comment_id, event.comment_author, command)
+        return ignore(job, "a /shelf command on an issue (the commands work in pull requests)")
+    request = Request(job, event.pr_number, event.comment_id, event.comment_author, name)
     if not request.react(SEEN):
-        return _ignore(job, f"/shelf {command}: its comment was deleted before the bot could act")
+        return ignore(job, f"/shelf {name}: its comment was deleted before the bot could act")
     pull = job.port.pull(request.number)
-    handler = HANDLERS.get(command)
-    if handler is None:
-        request.reply(pull, f"😕 I don't know {md.code('/shelf ' + command)}.\n\n{HELP}")
+    known = COMMANDS.get(name)
+    if known is None:
+        request.reply(pull, f"😕 I don't know {md.code(f'{COMMAND_PREFIX} {name}')}.\n\n{help_text()}")
         request.react(FAILED)
-        set_outputs(job.reporter, pr_number=request.number)
-        return 0
-    return handler(request, pull)
-
-
-def _help(request: Request, pull: PullRequest) -> int:
-    request.reply(pull, HELP)
-    request.react(DONE)
-    set_outputs(request.job.reporter, pr_number=request.number)
-    return 0
+        return request.answered(f"answered an unknown command, /shelf {name}")
+    if known.needs_write and not _writer(request, pull):
+        return request.answered(f"refused /shelf {name} from {request.login} (no write access)")
+    return known.handler(request, pull)
 
 
 def _writer(request: Request, pull: PullRequest) -> bool:
@@ -135,34 +146,52 @@ def _writer(request: Request, pull: PullRequest) -> bool:
     request.react(FAILED)
     request.job.reporter.log(f"memshelf-bot: refused {request.label} from {request.login} "
                              f"(permission {permission.value})")
-    set_outputs(request.job.reporter, pr_number=request.number)
     return False
 
 
-def _resolve(request: Request, pull: PullRequest) -> int:
+@command("resolve", needs_write=True, help=(
+    "merges the base branch into this pull request's branch, regenerates the derived files from the merged "
+    "episodes, unions `recall-log.tsv`, and adds the merge as one commit GitHub signs (a fast-forward, never a "
+    "force); an episode that conflicts is left to you, with instructions"))
+def _resolve(request: Request, pull: PullRequest) -> FlowResult:
     job = request.job
-    if not _writer(request, pull):
-        return 0
     settled = settle(job, pull, request.login)
     settled.reason = job.reporter.clean(settled.reason)  # masked before Markdown escaping can hide a secret's shape
     job.reporter.log(f"memshelf-bot: /shelf resolve on #{request.number}: {settled.outcome}")
     request.reply(pull, resolve_reply(settled, pull, job.prefix))
     committed = settled.outcome is SettlementOutcome.COMMITTED
     request.react(DONE if committed or settled.outcome is SettlementOutcome.UP_TO_DATE else FAILED)
+    detail = f"/shelf resolve on #{request.number}: {settled.outcome}"
     if committed:
         # a commit made with the job's token starts no workflow: validate the new head here; its
         # verdict goes to the pull request (status, comment), the command itself succeeded
-        open_pr.validate_pull(job, pull, settled.commit)
-        job.reporter.set_output("commit_sha", settled.commit)
-    else:
-        set_outputs(job.reporter, pr_number=request.number)
-    return 1 if settled.outcome is SettlementOutcome.FAILED else 0
+        return request.checked(open_pr.validate_pull(job, pull, settled.commit), settled.commit, detail)
+    failed = settled.outcome is SettlementOutcome.FAILED
+    return request.answered(detail + (f" ({settled.reason})" if failed else ""),
+                            FlowOutcome.FAILED if failed else FlowOutcome.DONE)
 
 
-def _render(request: Request, pull: PullRequest) -> int:
+@command("fix", needs_write=True, help=(
+    "applies the mechanical fixes (`memshelf-bot fix`: ids, tags lists, quoting, control characters, a BOM, "
+    "secrets masked) to the episodes this pull request changes and commits them to its branch (never a force); "
+    "not for forks"))
+def _fix(request: Request, pull: PullRequest) -> FlowResult:
     job = request.job
-    if not _writer(request, pull):
-        return 0
+    fixing = fix_pr.fix_pull(job, pull)
+    job.reporter.log(f"memshelf-bot: /shelf fix on #{request.number}: {fixing.outcome}")
+    request.reply(pull, fix_pr.reply(fixing, pull, job.prefix))
+    request.react(FAILED if fixing.outcome in (FixOutcome.REFUSED, FixOutcome.FAILED, FixOutcome.MOVED) else DONE)
+    detail = f"/shelf fix on #{request.number}: {fixing.outcome}"
+    if fixing.outcome is FixOutcome.COMMITTED:  # a push with the job's token starts no workflow: check it here
+        return request.checked(open_pr.validate_pull(job, pull, fixing.head), fixing.head, detail)
+    failed = fixing.outcome is FixOutcome.FAILED
+    return request.answered(detail + (f" ({fixing.reason})" if failed else ""),
+                            FlowOutcome.FAILED if failed else FlowOutcome.DONE)
+
+
+@command("render", needs_write=True, help="re-renders the bot's own branch (`memshelf-bot/…`) from the latest base")
+def _render(request: Request, pull: PullRequest) -> FlowResult:
+    job = request.job
     branch = pull.head_ref
     if not branch.startswith(render_main.BOT_BRANCH_PREFIX) or pull.state is not PullState.OPEN:
         why = ("this pull request is closed" if pull.state is not PullState.OPEN else
@@ -170,24 +199,22 @@ def _render(request: Request, pull: PullRequest) -> int:
         request.reply(pull, f"😕 `/shelf render` re-renders the bot's own open pull requests (branches "
                             f"`{render_main.BOT_BRANCH_PREFIX}…`), and {why}. Nothing was changed.")
         request.react(FAILED)
-        set_outputs(job.reporter, pr_number=request.number)
-        return 0
-    code = render_main.run(job, branch=pull.base_ref)
-    outputs = job.reporter.outputs
+        return request.answered(f"refused /shelf render on #{request.number} (not the bot's open pull request)")
+    rendered = render_main.run(job, branch=pull.base_ref)
     base = md.code(pull.base_ref)
-    if code:
+    if rendered.exit_code:
         text = f"😕 `/shelf render` failed: the render of {base} did not land; the job summary says why."
-    elif outputs.get("pr_number"):
+    elif rendered.pr_number is not None:
         text = (f"🚀 Re-rendered {base} on its latest commit: {md.code(branch)} now holds "
-                f"{md.code(outputs.get('commit_sha', '')[:12])}.")
-    elif outputs.get("commit_sha"):
-        text = (f"🚀 Re-rendered {base}: the bot could commit {md.code(outputs['commit_sha'][:12])} to it directly, "
+                f"{md.code(rendered.commit_sha[:12])}.")
+    elif rendered.commit_sha:
+        text = (f"🚀 Re-rendered {base}: the bot could commit {md.code(rendered.commit_sha[:12])} to it directly, "
                 "so this pull request is no longer needed and was closed.")
     else:
         text = f"🚀 {base} is already rendered: this pull request is no longer needed and was closed."
     request.reply(pull, text)
-    request.react(FAILED if code else DONE)
-    return code
+    request.react(FAILED if rendered.exit_code else DONE)
+    return rendered
 
 
 def resolve_reply(settled: Settlement, pull: PullRequest, prefix: str) -> str:
@@ -245,21 +272,8 @@ def resolve_reply(settled: Settlement, pull: PullRequest, prefix: str) -> str:
     return "\n".join(lines)
 
 
-def _fix(request: Request, pull: PullRequest) -> int:
-    job = request.job
-    if not _writer(request, pull):
-        return 0
-    fixing = fix_pr.fix_pull(job, pull)
-    job.reporter.log(f"memshelf-bot: /shelf fix on #{request.number}: {fixing.outcome}")
-    request.reply(pull, fix_pr.reply(fixing, pull, job.prefix))
-    request.react(FAILED if fixing.outcome in (FixOutcome.REFUSED, FixOutcome.FAILED, FixOutcome.MOVED) else DONE)
-    if fixing.outcome is FixOutcome.COMMITTED:  # a push with the job's token starts no workflow: check it here
-        open_pr.validate_pull(job, pull, fixing.head)
-        job.reporter.set_output("commit_sha", fixing.head)
-    else:
-        set_outputs(job.reporter, pr_number=request.number)
-    return 1 if fixing.outcome is FixOutcome.FAILED else 0
-
-
-HANDLERS: dict[str, Callable[[Request, PullRequest], int]] = {"resolve": _resolve, "fix": _fix, "render": _render,
-                                                               "help": _help}
+@command("help", needs_write=False, help="this list")
+def _help(request: Request, pull: PullRequest) -> FlowResult:
+    request.reply(pull, help_text())
+    request.react(DONE)
+    return request.answered(f"answered /shelf help on #{request.number}")

@@ -16,11 +16,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
-from ..job import Job
-from ..port import PortError
-from ..report import comment
+from ..port import GitHubPort, PortError
+from ..report import Publication, comment
 from ..report.botdir import DIRECTORY
 
 FILE = "comment.json"
@@ -35,28 +35,38 @@ def clear(root: Path) -> None:
         shutil.rmtree(path)
 
 
-def would_post(job: Job, number: int, shelf_path: str, policy: comment.CommentPolicy, has_news: bool) -> bool:
+def would_post(port: GitHubPort, number: int, shelf_path: str, policy: comment.CommentPolicy,
+               has_news: bool) -> bool:
     """Whether a token that may write would post or update the comment (`comment: auto` with
     nothing to report only updates a sticky comment that is already there)."""
     if policy is comment.CommentPolicy.NEVER:
         return False
     if policy is comment.CommentPolicy.ALWAYS or has_news:
         return True
-    mark, me = comment.marker(shelf_path), job.port.identity()
+    mark, me = comment.marker(shelf_path), port.identity()
     try:
-        return any(c.body.startswith(mark) and me.wrote(c) for c in job.port.comments(number))
+        return any(c.body.startswith(mark) and me.wrote(c) for c in port.comments(number))
     except PortError:
         return True
 
 
-def keep(job: Job, number: int, head_sha: str, body: str) -> Path:
+def keep(root: Path, number: int, head_sha: str, body: str) -> Path:
     """Write the comment the run could not post where the upload step takes it from."""
-    directory = job.workspace.root / DIRECTORY
-    clear(job.workspace.root)
+    directory = root / DIRECTORY
+    clear(root)
     directory.mkdir()
     data = json.dumps({"pr_number": number, "head_sha": head_sha, "body": body}, ensure_ascii=False)
     fd = os.open(directory / FILE, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
     with os.fdopen(fd, "w", encoding="utf-8") as out:
         out.write(data + "\n")
-    job.reporter.log(f"memshelf-bot: kept the sticky comment in {DIRECTORY}/{FILE} for the fork-comment workflow")
     return directory / FILE
+
+
+def keeper(port: GitHubPort, root: Path, log: Callable[[str], None]) -> comment.Unposted:
+    """The sticky sink's `unposted` for a fork's run: keep the comment a token that may write would post."""
+    def unposted(publication: Publication, text: str, policy: comment.CommentPolicy, has_news: bool) -> None:
+        assert publication.pr_number is not None
+        if would_post(port, publication.pr_number, publication.shelf_path, policy, has_news):
+            keep(root, publication.pr_number, publication.head_sha, text)
+            log(f"memshelf-bot: kept the sticky comment in {DIRECTORY}/{FILE} for the fork-comment workflow")
+    return unposted

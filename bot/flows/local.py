@@ -20,10 +20,11 @@ from memshelf_render.validate import Report, validate_shelf
 
 from ..gitlocal import GitFailed
 from ..job import Job
-from .publish import config_error, publish_check, set_outputs
+from .publish import config_error, publish_check
+from .result import FlowOutcome, FlowResult
 
 
-def validate(job: Job) -> int:
+def validate(job: Job) -> FlowResult:
     workspace = job.workspace
     shelf, problems = job.load(workspace.root)
     head = workspace.local.head() or ""
@@ -60,7 +61,7 @@ def _show(job: Job, commit: str, shelf_rel: str) -> str:
         return ""
 
 
-def badge(job: Job) -> int:
+def badge(job: Job) -> FlowResult:
     shelf, problems = job.load(job.workspace.root)
     if shelf is None:
         return publish_check(job, config_error(problems, job), None, title="badge", head_sha="")
@@ -73,5 +74,5 @@ def badge(job: Job) -> int:
     job.reporter.log(f"memshelf-bot: wrote {written.replace('`', '')}")
     job.reporter.add_summary(f"## memshelf-bot · badge\n\nWrote {written} for {len(records)} episode(s); "
                            f"standing cost {standing:,} tokens.\n")
-    set_outputs(job.reporter, episodes=len(records), changed=len(files), standing_tokens=standing)
-    return 0
+    return FlowResult(FlowOutcome.DONE, episodes=len(records), changed=len(files), standing_tokens=standing,
+                      detail=f"badge: {len(records)} episode(s)")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Callable
+from dataclasses import replace
 
 from memshelf_render.check import Outcome, Verdict, add_rows, changes_from_files, check, repo_path
 from memshelf_render.guard import Change
@@ -24,13 +25,16 @@ from memshelf_render.shelf import Settings, Shelf
 
 from .. import pulls
 from ..basepolicy import BasePolicy
+from ..events import Event, EventKind
 from ..job import Job
 from ..port import COMPARE_FILES_CAP, Comparison, PullEdit, PullRequest
 from ..report import Level, Note, pr_body
 from ..report.summary import headline
 from . import render_main, restore, stale
-from .publish import config_error, publish_check, set_outputs
+from .publish import config_error, not_acted_on, publish_check
 from .pull_request import base_episode_ids, base_settings, text_at
+from .registry import FlowName, On, RefKind, flow
+from .result import FlowResult, nothing_to_do
 
 ZERO = "0" * 40
 
@@ -114,14 +118,29 @@ def _update(job: Job, pull: PullRequest, title: str, new_block: str, compact: st
     return changed
 
 
-def run(job: Job, branch: str, head_sha: str | None = None) -> int:
+def _pushed(event: Event) -> bool:
+    return not event.deleted
+
+
+@flow(FlowName.OPEN_PR, On(EventKind.PUSH, ref=RefKind.OTHER_BRANCH, when=_pushed))
+def pushed_branch(job: Job) -> FlowResult:
+    """A push to a branch that is neither the default one nor the bot's: its pull request when it
+    is an agent's (`branch_patterns`, from the pushed shelf's settings under the overrides)."""
+    branch = job.event.branch or ""
+    shelf, _ = job.load(job.workspace.root)
+    settings = shelf.settings if shelf else job.workspace.apply(Settings())
+    if is_agent_branch(branch, settings):
+        return run(job, branch)
+    return not_acted_on(job.reporter, f"a push to {branch} (neither the default branch nor an agent branch)")
+
+
+def run(job: Job, branch: str, head_sha: str | None = None) -> FlowResult:
     """Open or update `branch`'s pull request for the pushed commit and validate it."""
     event = job.event
     after = head_sha or event.after
     if event.deleted or not after or after == ZERO:
         job.reporter.log(f"memshelf-bot: {branch} was deleted; nothing to check")
-        set_outputs(job.reporter)
-        return 0
+        return nothing_to_do(f"{branch} was deleted: nothing to check")
     base = job.default_branch()
     restored = restore.restore(job, branch, after, base)
     after = restored.head
@@ -148,7 +167,7 @@ def run(job: Job, branch: str, head_sha: str | None = None) -> int:
                      auto_merge=wanted)
 
 
-def validate_pull(job: Job, pull: PullRequest, head_sha: str) -> int:
+def validate_pull(job: Job, pull: PullRequest, head_sha: str) -> FlowResult:
     """Check a pull request's new head in this run, as for a push (a push made with the job's
     token starts no workflow): commit status, labels, sticky comment. Auto-merge as for a push
     when the branch is an agent's; an armed auto-merge is disarmed when the head stops passing."""
@@ -169,7 +188,7 @@ def is_agent_branch(branch: str, settings: Settings) -> bool:
 
 
 def _decorate(job: Job, pull: PullRequest, outcome: Outcome, shelf: Shelf | None, head_sha: str, files: int,
-              heading: str, actions: list[str], *, auto_merge: bool) -> int:
+              heading: str, actions: list[str], *, auto_merge: bool) -> FlowResult:
     """Labels, the commit status, auto-merge, then the sticky comment, summary and outputs."""
     port = job.port
     if stale.newer_head(job, pull.number, head_sha) is not None:  # a newer run labels and publishes
@@ -186,15 +205,15 @@ def _decorate(job: Job, pull: PullRequest, outcome: Outcome, shelf: Shelf | None
                    + (f"{pulls.STATUS_STATES[outcome.verdict]}." if posted else "not published (read-only token)."))
     auto = pulls.settle_auto_merge(port, pull, head_sha, wanted=auto_merge, valid=not invalid)
     remark = auto.remark(pull.base_ref)
-    code = publish_check(job, outcome, shelf, title=heading, head_sha=head_sha, pr_number=pull.number, files=files,
-                         actions=actions, remarks=[remark] if remark else [])
+    checked = publish_check(job, outcome, shelf, title=heading, head_sha=head_sha, pr_number=pull.number,
+                            files=files, actions=actions, remarks=[remark] if remark else [])
     if auto.action is pulls.AutoMergeAction.MERGED:
-        return _render_after_merge(job, pull.base_ref, code)
-    return code
+        return _render_after_merge(job, pull.base_ref, checked)
+    return checked
 
 
 def _cannot_open(job: Job, outcome: Outcome, shelf: Shelf | None, branch: str, after: str, files: int,
-                 why: str) -> int:
+                 why: str) -> FlowResult:
     """GitHub would not open the pull request: say how to let it, still publish the verdict."""
     message = (f"GitHub refused to open a pull request for {branch} ({why}). If it says Actions may not create "
                "pull requests, tick Settings → Actions → General → \"Allow GitHub Actions to create and approve "
@@ -203,19 +222,15 @@ def _cannot_open(job: Job, outcome: Outcome, shelf: Shelf | None, branch: str, a
     pulls.publish_status(job.port, after, outcome.verdict,
                          pulls.status_description(outcome.verdict, outcome.counts, outcome.checked),
                          job.workspace.run_url)
-    code = publish_check(job, outcome, shelf, title=f"push to {branch}", head_sha=after, files=files,
-                         actions=[message])
-    return max(code, 1)
+    checked = publish_check(job, outcome, shelf, title=f"push to {branch}", head_sha=after, files=files,
+                            actions=[message])
+    return checked.failed(job.reporter.clean(f"push to {branch}: GitHub refused to open its pull request"))
 
 
-def _render_after_merge(job: Job, base: str, code: int) -> int:
+def _render_after_merge(job: Job, base: str, checked: FlowResult) -> FlowResult:
     """The bot merged: a merge with the job's token starts no workflow, so render here. The
-    outputs stay the check's, plus the render's commit."""
-    reporter = job.reporter
-    checked = dict(reporter.outputs)
+    result stays the check's, with the render's commit (and its failure, if it did not land)."""
     rendered = render_main.run(job, branch=base)
-    commit_sha = reporter.outputs.get("commit_sha", "")
-    for name, value in checked.items():
-        reporter.set_output(name, value)
-    reporter.set_output("commit_sha", commit_sha)
-    return max(code, rendered)
+    merged = replace(checked, commit_sha=rendered.commit_sha,
+                     detail=f"{checked.detail}; merged, then {rendered.detail}")
+    return merged.failed(merged.detail) if rendered.exit_code and not checked.exit_code else merged

@@ -1,7 +1,6 @@
-"""Reporting a check, whichever flow ran it: one publication, handed to every reporter that
-applies (the run's log and annotations, the sticky comment when there is a pull request, review
-comments with suggestions, the check run and SARIF file when the front door asks for them), then
-the summary and the outputs. Exit status = the verdict.
+"""Reporting a check, whichever flow ran it: one publication, handed to the run's reporter (log and
+annotations) and to every sink the front door gave the job (the sticky comment, the check run,
+review comments with suggestions, a SARIF file), then the summary; the check as a `FlowResult`.
 """
 
 from __future__ import annotations
@@ -14,27 +13,18 @@ from memshelf_render.shelf import Shelf
 from memshelf_render.validate import Report
 
 from ..job import Job
-from ..port import ChangedFile, PortError, Reason
-from ..report import (
-    OUTPUTS,
-    Delivery,
-    Level,
-    Note,
-    Publication,
-    Reporter,
-    Suggestion,
-    comment,
-    notes,
-    summary,
-)
+from ..port import ChangedFile
+from ..report import Level, Note, Posted, Publication, Reporter, SinkName, Suggestion, notes, summary
 from ..report.suggestions import suggest
-from . import fork_comment, stale
+from . import stale
+from .result import FlowOutcome, FlowResult, nothing_to_do
 
 
-def set_outputs(reporter: Reporter, **values: object) -> None:
-    """Every output the action declares, empty when this run has no value for it."""
-    for name in OUTPUTS:
-        reporter.set_output(name, values.get(name, ""))
+def not_acted_on(reporter: Reporter, what: str) -> FlowResult:
+    """Say (a notice and the summary) that the bot does not act on `what`: nothing to do."""
+    reporter.annotate(Note(Level.NOTICE, None, None, "memshelf-bot", f"memshelf-bot does not act on {what}; nothing to do"))
+    reporter.add_summary(f"## memshelf-bot\n\nNothing to do: memshelf-bot does not act on {what}.\n")
+    return nothing_to_do(reporter.clean(f"memshelf-bot does not act on {what}"))
 
 
 def log_findings(job: Job, findings: list[Finding]) -> None:
@@ -71,9 +61,10 @@ def suggestions_for(job: Job, outcome: Outcome, shelf: Shelf | None) -> list[Sug
 
 def publish_check(job: Job, outcome: Outcome, shelf: Shelf | None, *, title: str, head_sha: str,
                   pr_number: int | None = None, files: int = 0, actions: list[str] | None = None,
-                  remarks: list[str] | None = None, changed: tuple[ChangedFile, ...] | None = None) -> int:
-    """Tell the author everything, everywhere it belongs; return the exit status. `remarks`
-    (what the bot did about the pull request) go into the sticky comment and the summary."""
+                  remarks: list[str] | None = None, changed: tuple[ChangedFile, ...] | None = None) -> FlowResult:
+    """Tell the author everything, everywhere the front door said it belongs (the job's sinks),
+    unless a newer head made this run stale; the check as a result. `remarks` (what the bot did
+    about the pull request) go into the sticky comment and the summary."""
     reporter = job.reporter
     remarks = list(remarks or [])
     actions = [*(actions or []), *remarks]
@@ -83,52 +74,26 @@ def publish_check(job: Job, outcome: Outcome, shelf: Shelf | None, *, title: str
         reporter.annotate(Note(Level.ERROR, None, None, "memshelf-bot", note))
     notes.emit(reporter, findings, job.prefix)
     suggestions = suggestions_for(job, outcome, shelf)
+    policy = shelf.settings.comment if shelf is not None else job.workspace.overrides.get("comment", "auto")
     publication = Publication(title, head_sha, outcome, job.workspace.shelf_path, tuple(suggestions), pr_number,
-                              files, tuple(actions), tuple(remarks), job.workspace.run_url, changed)
+                              files, tuple(actions), tuple(remarks), job.workspace.run_url, changed, policy)
     newer = stale.newer_head(job, pr_number, head_sha) if pr_number is not None else None
     if newer is not None:
         actions.append(stale.withheld(job, pr_number or 0, head_sha, newer))
-    elif pr_number is not None:
-        actions.append(_sticky(job, publication, shelf))
-    given: dict[str, str] = {}
-    for sink in job.sinks if newer is None else ():
-        delivered = sink.publish(publication)
-        given.update(delivered.outputs)
-        if delivered.delivery is not Delivery.SKIPPED:
-            actions.append(delivered.said)
+    posted = tuple(sink.publish(publication) for sink in (job.sinks if newer is None else ()))
+    for result in posted:
+        if result.said and (result.posted is not Posted.SKIPPED or result.sink is SinkName.COMMENT):
+            actions.append(result.said)
+            reporter.log(f"memshelf-bot: {result.said}")
+        if result.sink is SinkName.COMMENT and result.posted in (Posted.READ_ONLY, Posted.FAILED):
+            reporter.annotate(Note(Level.NOTICE, None, None, "memshelf-bot: no PR comment",
+                                   "The sticky comment could not be written (a fork's read-only token, or GitHub "
+                                   "failing); this check's annotations and job summary carry the full result."))
     counts = outcome.counts
     reporter.add_summary(summary.check_page(title, outcome, job.prefix, cut=list(reporter.cut), actions=actions,
                                             waits=list(job.port.waits), suggestions=suggestions))
-    set_outputs(reporter, **given, verdict=outcome.verdict, errors=counts["error"], warnings=counts["warning"],
-                episodes=outcome.checked, changed=files, pr_number=pr_number or "",
-                standing_tokens=outcome.standing.head if outcome.standing else "")
-    reporter.log(f"memshelf-bot: {outcome.verdict} ({counts['error']} error(s), {counts['warning']} warning(s))")
-    return outcome.exit_code
-
-
-def _sticky(job: Job, publication: Publication, shelf: Shelf | None) -> str:
-    """Upsert the sticky comment; what became of it, for the summary."""
-    reporter, outcome = job.reporter, publication.outcome
-    text = reporter.clean(comment.body(outcome, list(publication.suggestions),
-                                       shelf_path=publication.shelf_path, head_sha=publication.head_sha,
-                                       summary_url=publication.summary_url, remarks=list(publication.remarks)))
-    policy = comment.CommentPolicy(shelf.settings.comment if shelf is not None
-                                   else job.workspace.overrides.get("comment", "auto"))
-    c = outcome.counts
-    has_news = bool(c["error"] or c["warning"] or c["info"] or outcome.notes or publication.remarks)
-    assert publication.pr_number is not None
-    try:
-        result = comment.upsert(job.port, publication.pr_number, text, shelf_path=publication.shelf_path,
-                                policy=policy, has_news=has_news)
-    except PortError as exc:  # the verdict stands without the comment
-        result = comment.CommentResult(comment.CommentAction.FAILED, reason=exc.message if exc.reason in (
-            Reason.UNAVAILABLE, Reason.RATE_LIMITED) else f"GitHub answered {exc.status}")
-    reporter.log(f"memshelf-bot: {result.describe()}")
-    if result.action is comment.CommentAction.READ_ONLY and fork_comment.would_post(
-            job, publication.pr_number, publication.shelf_path, policy, has_news):
-        fork_comment.keep(job, publication.pr_number, publication.head_sha, text)
-    if result.action in (comment.CommentAction.READ_ONLY, comment.CommentAction.FAILED):
-        reporter.annotate(Note(Level.NOTICE, None, None, "memshelf-bot: no PR comment",
-                               "The sticky comment could not be written (a fork's read-only token, or GitHub "
-                               "failing); this check's annotations and job summary carry the full result."))
-    return f"Sticky comment: {result.describe()}."
+    said = f"{outcome.verdict} ({counts['error']} error(s), {counts['warning']} warning(s))"
+    reporter.log(f"memshelf-bot: {said}")
+    return FlowResult(FlowOutcome.DONE, outcome.verdict, counts["error"], counts["warning"], outcome.checked, files,
+                      pr_number=pr_number, standing_tokens=outcome.standing.head if outcome.standing else None,
+                      head_sha=head_sha, posted=posted, detail=f"{title}: {reporter.clean(said)}")

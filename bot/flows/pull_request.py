@@ -11,15 +11,25 @@ nor add a pattern that hangs the check). A changed policy is validated, and appl
 
 from __future__ import annotations
 
-from memshelf_render.check import Outcome, add_rows, changes_from_files, check, repo_path
+from memshelf_render.check import Outcome, Verdict, add_rows, changes_from_files, check, repo_path
 from memshelf_render.guard import is_episode_path, stem
 from memshelf_render.shelf import SETTINGS, Settings, Shelf
 from memshelf_render.validate import Report
 
 from ..basepolicy import BasePolicy
+from ..events import Event, EventKind
 from ..job import Job, settings_from_bytes
-from ..port import PR_FILES_CAP, EntryType, GitHubPort
+from ..port import PR_FILES_CAP, EntryType, GitHubPort, PullState
 from .publish import config_error, publish_check
+from .registry import FlowName, On, flow
+from .result import FlowOutcome, FlowResult, nothing_to_do
+
+PULL_REQUEST_ACTIONS = ("opened", "synchronize", "reopened", "ready_for_review")
+
+
+def names_a_pull(event: Event) -> bool:
+    """A check run or suite re-request GitHub lists a pull request on."""
+    return event.pr_number is not None
 
 
 def base_episode_ids(port: GitHubPort, shelf: Shelf, base_sha: str, prefix: str) -> set[str]:
@@ -42,16 +52,37 @@ def base_settings(job: Job, base_sha: str, base: str) -> Settings:
     return settings
 
 
-def run(job: Job, *, rules: bool = True) -> int:
-    """The PR flow for the event's pull request; `rules=False` runs the guard alone (mode guard)."""
+@flow(FlowName.CHECK_PR,
+      On(EventKind.PULL_REQUEST, PULL_REQUEST_ACTIONS),
+      On(EventKind.PULL_REQUEST_TARGET, PULL_REQUEST_ACTIONS),
+      On(EventKind.CHECK_RUN, ("rerequested",), when=names_a_pull),
+      On(EventKind.CHECK_SUITE, ("requested", "rerequested"), when=names_a_pull))
+def check_pr(job: Job) -> FlowResult:
+    """The event's pull request: its own event, or a check re-request naming it (read afresh: a
+    re-request carries no base, and the head may have moved since)."""
     event = job.event
-    number, head_sha, base_sha = event.pr_number, event.head_sha, event.base_sha
+    if event.kind.is_pull_request:
+        return run(job)
+    assert event.pr_number is not None
+    pull = job.port.pull(event.pr_number)
+    if pull.state is not PullState.OPEN:
+        job.reporter.log(f"memshelf-bot: pull request #{pull.number} is closed; nothing to check")
+        return nothing_to_do(f"pull request #{pull.number} is closed: nothing to check", pr_number=pull.number)
+    return run(job, pull_number=pull.number, head_sha=pull.head_sha, base_sha=pull.base_sha)
+
+
+def run(job: Job, *, rules: bool = True, pull_number: int | None = None, head_sha: str = "",
+        base_sha: str = "") -> FlowResult:
+    """The PR flow for the event's pull request (or the one named); `rules=False` runs the guard
+    alone (mode guard)."""
+    event = job.event
+    number = pull_number or event.pr_number
+    head_sha, base_sha = head_sha or event.head_sha, base_sha or event.base_sha
     if not number or not head_sha or not base_sha:
         job.reporter.log("memshelf-bot: the event carries no pull request (number, head and base sha)")
-        return 2
+        return FlowResult(FlowOutcome.FAILED, Verdict.CONFIG_ERROR,
+                          detail="the event carries no pull request (number, head and base sha)")
     port = job.port
-    if event.kind == "pull_request" and event.fork:
-        port.mark_read_only()  # GitHub gives a fork's pull_request run a read-only token
     listed = port.pull_files(number)
     notes = []
     if listed.unlisted:

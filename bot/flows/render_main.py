@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memshelf_render.check import Outcome, repo_path, shelf_relative
+from memshelf_render.check import Outcome, Verdict, repo_path, shelf_relative
 from memshelf_render.derived import is_derived
 from memshelf_render.findings import Finding
 from memshelf_render.render import render_shelf
@@ -25,7 +25,7 @@ from memshelf_render.shelf import Shelf
 from memshelf_render.stats import shelf_stats
 from memshelf_render.validate import Report, validate_shelf
 
-from ..events import Event
+from ..events import Event, EventKind
 from ..job import Job
 from ..port import (
     FilesCommit,
@@ -41,10 +41,11 @@ from ..port import (
 from ..report import Level, Note, notes
 from ..report import markdown as md
 from ..report.summary import cut_lines, findings_table, headline, plural, waits_lines
-from .publish import config_error, log_findings, publish_check, set_outputs
+from .publish import config_error, log_findings, publish_check
+from .registry import BOT_BRANCH_PREFIX, FlowName, On, RefKind, flow, ref_of
+from .result import FlowOutcome, FlowResult, nothing_to_do
 
 MAX_ATTEMPTS = 10
-BOT_BRANCH_PREFIX = "memshelf-bot/"  # the bot's own branches: never an agent's, never force-pushed over a human
 RENDER_BRANCH = f"{BOT_BRANCH_PREFIX}render"
 RENDER_PR_TITLE = "memshelf-bot: render derived files"
 SKIP_CI = ("[skip ci]", "[ci skip]", "[no ci]", "[skip actions]", "[actions skip]")
@@ -191,8 +192,39 @@ def close_stale_render_pulls(job: Job, branch: str, why: str) -> list[str]:
     return done
 
 
+def _pushed(event: Event) -> bool:
+    return not event.deleted
+
+
+def _names_no_pull(event: Event) -> bool:
+    return event.pr_number is None
+
+
+@flow(FlowName.RENDER,
+      On(EventKind.PUSH, ref=RefKind.DEFAULT_BRANCH, when=_pushed),
+      On(EventKind.WORKFLOW_DISPATCH),
+      On(EventKind.SCHEDULE),  # the scheduled render catches merges that started no workflow
+      On(EventKind.CHECK_RUN, ("rerequested",), ref=RefKind.DEFAULT_BRANCH, when=_names_no_pull),
+      On(EventKind.CHECK_SUITE, ("requested", "rerequested"), ref=RefKind.DEFAULT_BRANCH, when=_names_no_pull))
+def render(job: Job) -> FlowResult:
+    """Render the branch the event is about (a dispatch or a schedule: the default branch); a push
+    that is the bot's own render (only derived files, pushed by a bot) asks for nothing."""
+    event = job.event
+    if event.kind is EventKind.PUSH:
+        shelf, _ = job.load(job.workspace.root)
+        if shelf is not None and own_render_push(event, shelf, job.prefix):
+            branch = event.branch or ""
+            job.reporter.log("memshelf-bot: this push is the bot's own render (only derived files, pushed by a bot); "
+                             "nothing to render")
+            job.reporter.add_summary(f"## memshelf-bot · push to `{branch}`\n\nThis push holds only derived files "
+                                     "and was made by a bot (the bot's own render): nothing to render.\n")
+            return nothing_to_do(f"the push to {branch} is the bot's own render")
+    branch = ref_of(event) if event.kind in (EventKind.PUSH, EventKind.CHECK_RUN, EventKind.CHECK_SUITE) else None
+    return run(job, branch=branch)
+
+
 def run(job: Job, *, branch: str | None = None, sleep: Callable[[float], None] = time.sleep,
-        rng: random.Random | None = None) -> int:
+        rng: random.Random | None = None) -> FlowResult:
     """Render `branch` (default: the repository's default branch) and land the result."""
     branch = branch or job.default_branch()
     port, local = job.port, job.workspace.local
@@ -204,7 +236,9 @@ def run(job: Job, *, branch: str | None = None, sleep: Callable[[float], None] =
         with local.worktree(main_sha) as tree:
             rendered = render_tree(job, tree, main_sha)
         if isinstance(rendered, list):
-            return publish_check(job, config_error(rendered, job), None, title=f"render on {branch}", head_sha=main_sha)
+            checked = publish_check(job, config_error(rendered, job), None, title=f"render on {branch}",
+                                    head_sha=main_sha)
+            return checked.failed(f"render on {branch}: the shelf does not load")
         if rendered.drifted:
             return _finish(job, branch, Landing(rendered, lost_races=lost),
                            failure=f"rendering is not a fixed point: `render --check` still finds "
@@ -271,7 +305,7 @@ def _landing_lines(branch: str, landing: Landing, failure: str | None) -> list[s
     return [*lines, ""]
 
 
-def _finish(job: Job, branch: str, landing: Landing, failure: str | None = None) -> int:
+def _finish(job: Job, branch: str, landing: Landing, failure: str | None = None) -> FlowResult:
     runner, r = job.reporter, landing.rendered
     outcome = Outcome(report=r.report, checked=r.episodes)
     log_findings(job, r.report.findings)
@@ -291,7 +325,7 @@ def _finish(job: Job, branch: str, landing: Landing, failure: str | None = None)
              *waits_lines(list(job.port.waits))]
     runner.add_summary("\n".join(lines))
     counts = r.report.counts
-    set_outputs(runner, verdict=r.report.verdict, errors=counts["error"], warnings=counts["warning"],
-                episodes=r.episodes, changed=len(r.files), commit_sha=landing.commit_sha,
-                pr_number=landing.pr_number or "", standing_tokens=r.standing)
-    return 1 if failure else r.report.exit_code
+    return FlowResult(FlowOutcome.FAILED if failure else FlowOutcome.DONE, Verdict(r.report.verdict), counts["error"],
+                      counts["warning"], r.episodes, len(r.files), landing.commit_sha, landing.pr_number,
+                      r.standing, head_sha=r.main_sha,
+                      detail=runner.clean(f"render on {branch}: {failure or status}"))

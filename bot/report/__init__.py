@@ -2,18 +2,20 @@
 reporters).
 
 `Reporter` is the run's own channel (the Action's: log, workflow-command annotations, job
-summary, step outputs; the App's: its log and the check run's output). Everything a reporter
-writes passes `clean` first: the shelf's redaction and the secrets the run holds, in every field
-(path included). `Sink`s take one `Publication` (the findings of one check and what the flow did)
-and put it somewhere else: a check run, the sticky comment, review comments, a SARIF file.
-Reporters never import flows; flows hand them typed values.
+summary; the App's: its structured log). Everything a reporter writes passes `clean` first: the
+shelf's redaction and the secrets the run holds, in every field (path included). `Sink`s take one
+`Publication` (the findings of one check and what the flow did) and put it somewhere else: the
+sticky comment, a check run, review comments, a SARIF file. Which sinks a run has is the front
+door's choice, made in one place per door; flows publish to whatever they are given. Step outputs
+are no reporter's business: flows return a typed result and the Action's door turns it into
+outputs. Reporters never import flows nor doors; flows hand them typed values.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol, runtime_checkable
 
@@ -22,9 +24,6 @@ from memshelf_render.findings import Finding
 from memshelf_render.redact import PolicyPack
 
 from ..port import ChangedFile
-
-OUTPUTS = ("verdict", "errors", "warnings", "episodes", "changed", "commit_sha", "pr_number", "standing_tokens",
-           "sarif_file")
 
 
 class Level(StrEnum):
@@ -52,9 +51,6 @@ class Reporter(Protocol):
     shows 10 per type per step), for the summary to list."""
 
     @property
-    def outputs(self) -> Mapping[str, str]: ...
-
-    @property
     def cut(self) -> Sequence[Note]: ...
 
     @property
@@ -76,8 +72,6 @@ class Reporter(Protocol):
         """Show `note`; False when it went to `cut` instead."""
 
     def add_summary(self, markdown: str) -> None: ...
-
-    def set_output(self, name: str, value: object) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +103,7 @@ class Publication:
     remarks: tuple[str, ...] = ()
     summary_url: str | None = None
     changed: tuple[ChangedFile, ...] | None = None  # the pull request's files, hunks included, when the flow read them
+    comment_policy: str = "auto"  # the shelf's `comment` setting (auto | always | never)
 
     @property
     def prefix(self) -> str:
@@ -120,7 +115,7 @@ class Publication:
         return self.outcome.report.findings
 
 
-class Delivery(StrEnum):
+class Posted(StrEnum):
     """What a sink did with a publication."""
 
     DONE = "done"
@@ -129,14 +124,22 @@ class Delivery(StrEnum):
     FAILED = "failed"
 
 
+class SinkName(StrEnum):
+    COMMENT = "comment"
+    CHECK_RUN = "check-run"
+    REVIEW = "review"
+    SARIF = "sarif"
+
+
 @dataclass(frozen=True, slots=True)
-class Delivered:
-    delivery: Delivery
+class SinkResult:
+    sink: SinkName
+    posted: Posted
     said: str  # one sentence for the log and the summary
-    outputs: Mapping[str, str] = field(default_factory=dict)  # step outputs it gives (the SARIF file's path)
+    file: str = ""  # a file it left in the workspace (the SARIF file's path)
 
 
 class Sink(Protocol):
     """One more place a publication goes."""
 
-    def publish(self, publication: Publication) -> Delivered: ...
+    def publish(self, publication: Publication) -> SinkResult: ...

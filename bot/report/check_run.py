@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from memshelf_render.check import Verdict
 
 from ..port import CHECK_TEXT_LIMIT, CheckOutput, CheckStatus, Conclusion, GitHubPort, PortError, Reason
-from . import Delivered, Delivery, Publication
+from . import Posted, Publication, SinkName, SinkResult
 from .notes import check_annotations
 from .summary import check_page, headline
 
@@ -34,21 +34,45 @@ def fit(markdown: str) -> str:
 
 @dataclass
 class CheckRunSink:
-    """One check run per head commit; `start` it before the work, `publish` completes it."""
+    """One check run per head commit; `start` it before the work, `publish` completes it. With an
+    `external_id` (the App's job key) a job that runs again finds the check run it made before, on
+    the same head, and updates it instead of making a second one."""
 
     port: GitHubPort
     clean: Callable[[str], str]  # the reporter's masker
     name: str = CHECK_NAME
+    external_id: str = ""
     run_id: int | None = None
+
+    def _mine(self, head_sha: str) -> int | None:
+        if self.run_id is not None or not self.external_id:
+            return self.run_id
+        return next((run.id for run in self.port.check_runs(head_sha, self.name)
+                     if run.external_id == self.external_id), None)
 
     def start(self, head_sha: str) -> None:
         try:
-            self.run_id = self.port.create_check_run(self.name, head_sha, CheckStatus.IN_PROGRESS).id
+            self.run_id = self._mine(head_sha)
+            if self.run_id is None:
+                self.run_id = self.port.create_check_run(self.name, head_sha, CheckStatus.IN_PROGRESS,
+                                                         external_id=self.external_id).id
+            else:
+                self.port.update_check_run(self.run_id, CheckStatus.IN_PROGRESS)
         except PortError as exc:
             if exc.reason not in (Reason.READ_ONLY, Reason.FORBIDDEN):
                 raise
 
-    def publish(self, publication: Publication) -> Delivered:
+    def complete(self, head_sha: str, conclusion: Conclusion, output: CheckOutput) -> None:
+        """Complete this job's check run on `head_sha` (made now when there is none yet)."""
+        run_id = self._mine(head_sha)
+        if run_id is None:
+            run = self.port.create_check_run(self.name, head_sha, CheckStatus.COMPLETED, output, conclusion,
+                                             external_id=self.external_id)
+        else:
+            run = self.port.update_check_run(run_id, CheckStatus.COMPLETED, conclusion, output)
+        self.run_id = run.id
+
+    def publish(self, publication: Publication) -> SinkResult:
         clean, outcome = self.clean, publication.outcome
         output = CheckOutput(
             title=clean(headline(outcome).replace("**", "")),
@@ -57,17 +81,12 @@ class CheckRunSink:
                                          suggestions=list(publication.suggestions)))),
             annotations=check_annotations(publication.findings, publication.prefix, clean))
         try:
-            if self.run_id is None:
-                run = self.port.create_check_run(self.name, publication.head_sha, CheckStatus.COMPLETED, output,
-                                                 CONCLUSION[outcome.verdict])
-            else:
-                run = self.port.update_check_run(self.run_id, CheckStatus.COMPLETED, CONCLUSION[outcome.verdict],
-                                                 output)
+            self.complete(publication.head_sha, CONCLUSION[outcome.verdict], output)
         except PortError as exc:
             if exc.reason in (Reason.READ_ONLY, Reason.FORBIDDEN):
-                return Delivered(Delivery.READ_ONLY, f"Check run `{self.name}`: not written (the token may not "
-                                                     "write checks).")
+                return SinkResult(SinkName.CHECK_RUN, Posted.READ_ONLY, f"Check run `{self.name}`: not written (the "
+                                                                        "token may not write checks).")
             raise
-        self.run_id = run.id
-        return Delivered(Delivery.DONE, f"Check run `{self.name}`: {CONCLUSION[outcome.verdict].value} with "
-                                        f"{len(output.annotations)} annotation(s).")
+        return SinkResult(SinkName.CHECK_RUN, Posted.DONE, f"Check run `{self.name}`: "
+                                                           f"{CONCLUSION[outcome.verdict].value} with "
+                                                           f"{len(output.annotations)} annotation(s).")

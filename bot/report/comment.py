@@ -10,6 +10,7 @@ annotations and the job summary carry the same content.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -18,7 +19,7 @@ from memshelf_render.check import Outcome, repo_path
 from memshelf_render.findings import Finding
 
 from ..port import COMMENT_LIMIT, Comment, GitHubPort, Identity, PortError, Reason
-from . import Suggestion
+from . import Posted, Publication, SinkName, SinkResult, Suggestion
 from . import markdown as md
 from .summary import VERDICT, episode_table, guard_lines, headline, plural, signed
 
@@ -187,3 +188,44 @@ def _create(port: GitHubPort, number: int, text: str, mark: str, me: Identity, a
     if keep.id != created.id and keep.body != text:
         port.edit_comment(keep.id, text)
     return CommentResult(action, keep.id, removed)
+
+
+POSTED = {CommentAction.CREATED: Posted.DONE, CommentAction.UPDATED: Posted.DONE, CommentAction.UNCHANGED: Posted.DONE,
+          CommentAction.RECREATED: Posted.DONE, CommentAction.SKIPPED: Posted.SKIPPED,
+          CommentAction.READ_ONLY: Posted.READ_ONLY, CommentAction.FAILED: Posted.FAILED}
+Unposted = Callable[[Publication, str, CommentPolicy, bool], None]
+
+
+def has_news(publication: Publication) -> bool:
+    """Whether the check has anything to tell (`comment: auto` posts a new comment only then)."""
+    outcome = publication.outcome
+    c = outcome.counts
+    return bool(c["error"] or c["warning"] or c["info"] or outcome.notes or publication.remarks)
+
+
+@dataclass
+class StickySink:
+    """The sticky comment of the publication's pull request. `unposted` gets the comment a
+    read-only token could not post (the Action's fork run keeps it for its `workflow_run`
+    workflow); a failure of GitHub's leaves the verdict standing without the comment."""
+
+    port: GitHubPort
+    clean: Callable[[str], str]  # the reporter's masker
+    unposted: Unposted | None = None
+
+    def publish(self, publication: Publication) -> SinkResult:
+        number = publication.pr_number
+        if number is None:
+            return SinkResult(SinkName.COMMENT, Posted.SKIPPED, "")
+        text = self.clean(body(publication.outcome, list(publication.suggestions), shelf_path=publication.shelf_path,
+                               head_sha=publication.head_sha, summary_url=publication.summary_url,
+                               remarks=list(publication.remarks)))
+        policy, news = CommentPolicy(publication.comment_policy), has_news(publication)
+        try:
+            result = upsert(self.port, number, text, shelf_path=publication.shelf_path, policy=policy, has_news=news)
+        except PortError as exc:
+            result = CommentResult(CommentAction.FAILED, reason=exc.message if exc.reason in (
+                Reason.UNAVAILABLE, Reason.RATE_LIMITED) else f"GitHub answered {exc.status}")
+        if result.action is CommentAction.READ_ONLY and self.unposted is not None:
+            self.unposted(publication, text, policy, news)
+        return SinkResult(SinkName.COMMENT, POSTED[result.action], f"Sticky comment: {result.describe()}.")

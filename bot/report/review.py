@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from memshelf_render.check import repo_path
 
 from ..port import GitHubPort, PortError, Reason, ReviewComment
-from . import Delivered, Delivery, Publication, Suggestion
+from . import Posted, Publication, SinkName, SinkResult, Suggestion
 from . import markdown as md
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
@@ -55,18 +55,18 @@ class ReviewSink:
     port: GitHubPort
     clean: Callable[[str], str]
 
-    def publish(self, publication: Publication) -> Delivered:
+    def publish(self, publication: Publication) -> SinkResult:
         number = publication.pr_number
         if number is None or not publication.suggestions:
-            return Delivered(Delivery.SKIPPED, "No suggested changes to review.")
+            return SinkResult(SinkName.REVIEW, Posted.SKIPPED, "No suggested changes to review.")
         if self.port.read_only:
-            return Delivered(Delivery.READ_ONLY, "Suggested changes: in this summary (the token may not review).")
+            return SinkResult(SinkName.REVIEW, Posted.READ_ONLY, "Suggested changes: in this summary (the token may not review).")
         try:
             listed = publication.changed if publication.changed is not None else self.port.pull_files(number).files
             lines = {f.path: commentable(f.patch) for f in listed}
             placed = on_the_diff(publication, lines)
             if not placed:
-                return Delivered(Delivery.SKIPPED, "Suggested changes: in this summary (their lines are not in the "
+                return SinkResult(SinkName.REVIEW, Posted.SKIPPED, "Suggested changes: in this summary (their lines are not in the "
                                                    "pull request's diff, where review comments go).")
             drafts = comments(publication, placed, self.clean)
             me = self.port.identity()
@@ -76,17 +76,17 @@ class ReviewSink:
                 self.port.review(number, publication.head_sha, fresh)
         except PortError as exc:
             if exc.reason in (Reason.READ_ONLY, Reason.FORBIDDEN):
-                return Delivered(Delivery.READ_ONLY, f"Suggested changes: in this summary (GitHub refused the "
+                return SinkResult(SinkName.REVIEW, Posted.READ_ONLY, f"Suggested changes: in this summary (GitHub refused the "
                                                      f"review: {exc.status or exc.reason.value}; the token needs "
                                                      "`pull-requests: write`).")
             if exc.reason in (Reason.INVALID, Reason.NOT_FOUND):
-                return Delivered(Delivery.FAILED, f"Suggested changes: not posted as a review ({exc.reason.value}); "
+                return SinkResult(SinkName.REVIEW, Posted.FAILED, f"Suggested changes: not posted as a review ({exc.reason.value}); "
                                                   "this summary lists them.")
             raise
         left = len(publication.suggestions) - len(placed)
         outside = f"; {left} on lines outside the diff are in this summary" if left else ""
         if not fresh:
-            return Delivered(Delivery.DONE, f"Suggested changes: already posted as review comments{outside}.")
+            return SinkResult(SinkName.REVIEW, Posted.DONE, f"Suggested changes: already posted as review comments{outside}.")
         again = len(drafts) - len(fresh)
-        return Delivered(Delivery.DONE, f"Posted {len(fresh)} suggested change(s) as review comments"
+        return SinkResult(SinkName.REVIEW, Posted.DONE, f"Posted {len(fresh)} suggested change(s) as review comments"
                                         + (f" ({again} already there)" if again else "") + f"{outside}.")

@@ -1,7 +1,7 @@
 """The findings as a SARIF file for `github/codeql-action/upload-sarif`, written by the core's
 SARIF writer with repository-relative paths; every field masked like everything the bot writes.
 The file goes to `.memshelf-bot/memshelf-bot.sarif` in the workspace (`botdir`: never through a
-symlink the checkout holds), and its path becomes the Action's `sarif_file` output."""
+symlink the checkout holds), and its path becomes the Action's `sarif_file` output (the sink's result names the file)."""
 
 from __future__ import annotations
 
@@ -13,10 +13,9 @@ from pathlib import Path
 from memshelf_render.check import repo_path
 from memshelf_render.report.as_sarif import as_dict
 
-from . import Delivered, Delivery, Publication, botdir
+from . import Posted, Publication, SinkName, SinkResult, botdir
 
 FILE = "memshelf-bot.sarif"
-OUTPUT = "sarif_file"
 
 
 def sarif(publication: Publication) -> dict:
@@ -36,11 +35,11 @@ class SarifSink:
     root: Path
     clean: Callable[[str], str]
 
-    def publish(self, publication: Publication) -> Delivered:
+    def publish(self, publication: Publication) -> SinkResult:
         text = json.dumps(sarif(publication), indent=2, ensure_ascii=False)
         try:
             where = botdir.write(self.root, FILE, self.clean(text) + "\n")
         except OSError as exc:
-            return Delivered(Delivery.FAILED, f"SARIF: not written ({exc.strerror or exc}).")
-        return Delivered(Delivery.DONE, f"SARIF: {len(publication.findings)} finding(s) in `{where}`.",
-                         {OUTPUT: where})
+            return SinkResult(SinkName.SARIF, Posted.FAILED, f"SARIF: not written ({exc.strerror or exc}).")
+        return SinkResult(SinkName.SARIF, Posted.DONE, f"SARIF: {len(publication.findings)} finding(s) in `{where}`.",
+                          file=where)
