@@ -22,7 +22,7 @@ import pytest
 from bot.flows import render_main
 from memshelf_render.derived import derived_paths
 from memshelf_render.shelf import load_shelf
-from tests.fakegh import World
+from tests.fakegh import World, ran
 from tests.shelfkit import (
     RESEARCH,
     RESEARCH_PATH,
@@ -251,7 +251,7 @@ def test_the_actions_render_on_main_commits_no_secret(tmp_path: Path, case: str)
     patterns = (world.repo / "POLICY.patterns").read_text(encoding="utf-8") + leak.patterns
     world.commit("main", {**leak.files, ".docshelf.json": _docshelf(leak, example), "POLICY.patterns": patterns})
     job = world.job(world.push_event("main", "", world.gh.branch_sha("main")))
-    code = render_main.run(job, sleep=lambda s: None, rng=random.Random(1))
+    code = ran(render_main.run, job, sleep=lambda s: None, rng=random.Random(1))
     assert code in (0, 1), world.out.getvalue()  # 1: the shelf's own errors (a secret in an id) are reported
     [(_, (_, _, paths))] = world.gh.ops("create_commit")
     assert f"render on main: committed {world.gh.branch_sha('main')}" in world.out.getvalue()
