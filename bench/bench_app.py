@@ -40,9 +40,9 @@ from huey.consumer import Consumer  # noqa: E402
 from waitress.server import create_server  # noqa: E402
 
 from bot.app import jobs  # noqa: E402
-from bot.app.queue import Backend, open_backend  # noqa: E402
+from bot.app.jobs import Backend, open_backend  # noqa: E402
 from bot.app.signature import sign  # noqa: E402
-from bot.app.store import DeliveryState  # noqa: E402
+from bot.app.store import State  # noqa: E402
 from bot.app.wsgi import WebhookApp  # noqa: E402
 from memshelf_render.validate import run as validate  # noqa: E402
 from tests.app_redis import free_port  # noqa: E402
@@ -85,9 +85,9 @@ def _serve(data_dir: Path, redis_url: str | None, threads: int, ports: Any) -> N
     """The front door in its own process (as `serve` runs it), so the clients' threads do not
     share its interpreter; reports its port, then serves until terminated."""
     backend = open_backend(data_dir, redis_url)
-    runtime = jobs.Runtime(backend, NoGitHub(), lambda job: "")  # type: ignore[arg-type]
-    runtime.run = jobs.register(backend.huey)
-    app = WebhookApp(SECRET, backend.store, runtime.run, backend.depth, backend.healthy)
+    runtime = jobs.Runtime(backend, NoGitHub(), lambda key, route, login: "")  # type: ignore[arg-type]
+    jobs.register(runtime)
+    app = WebhookApp(SECRET, backend.store, runtime.enqueue, backend.healthy)
     server = create_server(app, host="127.0.0.1", port=0, threads=threads)
     ports.put(server.effective_port)
     server.run()
@@ -103,7 +103,7 @@ def ack_latency(data_dir: Path, redis_url: str | None, deliveries: int, concurre
         with ThreadPoolExecutor(concurrency) as pool:
             times = sorted(pool.map(lambda i: post(url, payload(i + 1, f"bench/r{i % 10}")), range(deliveries)))
     finally:
-        server.terminate()
+        server.kill()  # not terminate: a handler in the server process may catch SIGTERM
         server.join(10)
     q = statistics.quantiles(times, n=100)
     return {"p50_ms": q[49] * 1000, "p99_ms": q[98] * 1000, "max_ms": times[-1] * 1000}
@@ -111,13 +111,13 @@ def ack_latency(data_dir: Path, redis_url: str | None, deliveries: int, concurre
 
 def throughput(backend: Backend, shelf: Path, count: int, workers: int) -> float:
     """Jobs per minute: `count` deliveries, each validating `shelf`, on `workers` processes."""
-    def handler(job: jobs.Job) -> str:
+    def handler(key: str, route: Any, login: str) -> str:
         return f"{len(validate(shelf).findings)} finding(s)"
 
     runtime = jobs.Runtime(backend, NoGitHub(), handler)  # type: ignore[arg-type]
-    runtime.run = jobs.register(backend.huey)
+    jobs.register(runtime)
     jobs.install(runtime)
-    app = WebhookApp(SECRET, backend.store, runtime.run, backend.depth, backend.healthy)
+    app = WebhookApp(SECRET, backend.store, runtime.enqueue, backend.healthy)
     keys = []
     for i in range(count):
         body = payload(i + 1, f"bench/r{i % 10}")
@@ -134,9 +134,9 @@ def throughput(backend: Backend, shelf: Path, count: int, workers: int) -> float
     try:
         while True:
             records = [backend.store.get(k) for k in keys]
-            if any(r is not None and r.state is DeliveryState.FAILED for r in records):
-                raise RuntimeError(next(r.detail for r in records if r and r.state is DeliveryState.FAILED))
-            if all(r is not None and r.state is DeliveryState.SUCCEEDED for r in records):
+            if any(r is not None and r.state is State.FAILED for r in records):
+                raise RuntimeError(next(r.detail for r in records if r and r.state is State.FAILED))
+            if all(r is not None and r.state is State.SUCCEEDED for r in records):
                 break
             if time.perf_counter() - started > 600:
                 raise RuntimeError("the jobs did not finish in 10 minutes")

@@ -75,6 +75,7 @@ class Event:
     comment_author_type: SenderType = SenderType.UNKNOWN
     on_pull_request: bool = False  # issue_comment: the issue is a pull request
     installation_id: int | None = None
+    issue_labels: tuple[str, ...] = ()  # issue_comment: the labels of the issue (e.g. the shelf dashboard's)
 
     @property
     def branch(self) -> str | None:
@@ -106,6 +107,7 @@ class Event:
             if key in values:
                 values[key] = SenderType(values[key])
         values["commits"] = tuple(PushedCommit(sha, tuple(paths)) for sha, paths in values.get("commits", ()))
+        values["issue_labels"] = tuple(values.get("issue_labels", ()))
         return cls(**values)
 
     @classmethod
@@ -150,6 +152,8 @@ class Event:
             comment_author=_str(_obj(comment, "user"), "login"),
             comment_author_type=_sender_type(_obj(comment, "user")),
             on_pull_request=bool(_obj(issue, "pull_request")),
+            issue_labels=tuple(name for label in _list(issue, "labels")
+                               if isinstance(label, Mapping) and (name := _str(label, "name"))),
             installation_id=_int(_obj(payload, "installation"), "id"),
         )
 

@@ -370,6 +370,35 @@ class FilesCommit:
         return self.modes.get(path, FileMode.FILE)
 
 
+# issues (the shelf dashboard) -------------------------------------------------------------
+
+
+class IssueState(StrEnum):
+    OPEN = "open"
+    CLOSED = "closed"
+
+
+@dataclass(frozen=True, slots=True)
+class Issue:
+    """An issue (never a pull request), with its author so the bot can tell its own."""
+
+    number: int
+    state: IssueState
+    title: str
+    body: str
+    author: str  # login
+    labels: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class IssueEdit:
+    """What to change on an issue; None leaves a field as it is."""
+
+    title: str | None = None
+    body: str | None = None
+    state: IssueState | None = None
+
+
 @runtime_checkable
 class GitHubPort(Protocol):
     """One repository on GitHub, as the flows see it. Writes the token may not make raise
@@ -472,3 +501,12 @@ class GitHubPort(Protocol):
 
     def merge(self, number: int, head_sha: str, method: MergeMethod) -> str:
         """Merge now; the merge commit's sha."""
+
+    # issues (the shelf dashboard)
+    def labeled_issues(self, label: str, creator: str | None = None) -> tuple[Issue, ...]:
+        """The issues (no pull requests), open and closed, that carry `label` (and that `creator`
+        opened, when given), oldest first."""
+
+    def create_issue(self, title: str, body: str, labels: Sequence[str]) -> Issue: ...
+
+    def update_issue(self, number: int, edit: IssueEdit) -> None: ...

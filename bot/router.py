@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass
 
 from .events import Event, EventKind
-from .flows import commands, merge_group, open_pr, pull_request, render_main  # noqa: F401  (they fill the table)
+from .flows import commands, merge_group, open_pr, pull_request, purge, render_main  # noqa: F401  (they fill the table)
 from .flows.registry import COMMANDS, FLOWS, ROUTES, FlowName, FlowRun, RefKind, lookup, ref_of
 
 __all__ = ["COMMANDS", "FLOWS", "ROUTES", "FlowName", "RefKind", "Route", "route", "runner"]

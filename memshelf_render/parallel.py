@@ -157,7 +157,7 @@ def _serve(prepare: Callable[[], None], fn: Callable[..., Any], args_in: BinaryI
 PR_SET_PDEATHSIG = 1  # prctl(2): the signal this process gets when its parent dies
 
 
-def _die_with(parent: int) -> None:
+def die_with(parent: int) -> None:
     """Where the kernel offers it (Linux), the helper is killed when its parent dies, even by
     SIGKILL and even while paused (SIGKILL ends a stopped process too): a paused helper must never
     outlive the command. Elsewhere the parent's `close` is the only way out."""
@@ -184,13 +184,13 @@ class Helper:
         args_r, args_w = os.pipe()
         result_r, result_w = os.pipe()
         with contextlib.suppress(ImportError):
-            import ctypes  # noqa: F401 (for the helper's _die_with, before anything can pause it)
+            import ctypes  # noqa: F401 (for the helper's die_with, before anything can pause it)
         parent = os.getpid()
         self._pid: int | None = os.fork()
         if self._pid == 0:  # the helper: never returns into the caller's code
             code = 0
             try:
-                _die_with(parent)
+                die_with(parent)
                 os.close(args_w)
                 os.close(result_r)
                 with open(args_r, "rb") as args_in, open(result_w, "wb") as result_out:

@@ -53,6 +53,7 @@ class Settings:
     auto_merge: bool = False
     commit_message: str = "memshelf-bot: render derived files [skip ci]"
     restore_derived: bool = True
+    dashboard: bool = True  # keep the `Shelf dashboard` issue after each render on the default branch
 
     @classmethod
     def from_mapping(cls, data: dict[str, Any]) -> Settings:

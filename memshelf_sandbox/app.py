@@ -172,8 +172,10 @@ def categories(op_key: str) -> tuple[str, ...]:
         return ("statuses",)
     if rest.startswith("/pulls"):
         return ("pull_requests",)
+    if rest == "/issues" or (method == "PATCH" and rest == "/issues/{issue_number}"):
+        return ("issues",)  # listing, opening and editing issues as issues
     if rest.startswith(("/issues", "/labels")):
-        return ("issues", "pull_requests")  # every sandbox issue is a pull request
+        return ("issues", "pull_requests")  # a pull request's conversation and labels
     if rest.startswith(("/contents", "/commits", "/compare", "/git/")):
         return ("contents",)
     return ("metadata",)

@@ -73,8 +73,8 @@ def _serve(work: Path, port: int, api_url: str, key: Path) -> Iterator[list[str]
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMSHELF_BOT_", "GITHUB_"))}
     env.update(MEMSHELF_BOT_APP_ID=str(APP_ID), MEMSHELF_BOT_PRIVATE_KEY_FILE=str(key),
                MEMSHELF_BOT_WEBHOOK_SECRET=SECRET, MEMSHELF_BOT_WRITE_SPACING="0")
-    proc = subprocess.Popen([sys.executable, "-m", "bot.cli", "serve", "--port", str(port), "--data-dir",
-                             str(work / "app-data"), "--workers", "2", "--github-url", api_url],
+    proc = subprocess.Popen([sys.executable, "-m", "bot.cli", "serve", "--port", str(port), "--admin-port", "0",
+                             "--data-dir", str(work / "app-data"), "--workers", "2", "--github-url", api_url],
                             env=env, cwd=work, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     lines: list[str] = []
     threading.Thread(target=lambda: lines.extend(proc.stderr or ()), daemon=True).start()
@@ -82,6 +82,9 @@ def _serve(work: Path, port: int, api_url: str, key: Path) -> Iterator[list[str]
         ready = proc.stdout.readline() if proc.stdout else ""
         expect(ready.startswith("ready "), f"serve to print its ready line (got {ready!r})")
         print(f"  {ready.strip()}  (memshelf-bot serve, pid {proc.pid}, 2 workers, SQLite queue)")
+        admin = proc.stdout.readline() if proc.stdout else ""
+        expect(admin.startswith("admin "), f"serve to print its admin line (got {admin!r})")
+        print(f"  {admin.strip()}  (status page and /metrics, on loopback only)")
         yield lines
     finally:
         proc.send_signal(signal.SIGTERM)

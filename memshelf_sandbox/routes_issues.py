@@ -1,15 +1,16 @@
-"""Issues API as pull requests use it: the issue, its comments, reactions and labels."""
+"""Issues API: pull requests seen as issues (comments, reactions, labels) and plain issues (the
+bot's shelf dashboard: listed by label, state and creator, opened, edited, closed, reopened)."""
 
 from __future__ import annotations
 
 from .api import ApiError, Context, R, Reply, not_found, route, validation_failed
-from .state import Comment, Label, PullRequest, Reaction, now
+from .state import Comment, Issue, Label, PullRequest, Reaction, now
 
 MAX_BODY = 65536  # GitHub's limit on a comment body, in characters
 
 
-def _issue(ctx: Context) -> PullRequest:
-    pr = ctx.state.pull(int(ctx.params["issue_number"]))
+def _issue(ctx: Context) -> PullRequest | Issue:
+    pr = ctx.state.issue(int(ctx.params["issue_number"]))
     if pr is None:
         raise not_found()
     return pr
@@ -22,10 +23,70 @@ def _comment(ctx: Context) -> Comment:
     return comment
 
 
-def _check_body(body: str) -> None:
-    if len(body) > MAX_BODY:
-        raise validation_failed({"resource": "IssueComment", "code": "unprocessable", "field": "data",
+def _check_body(body: str | None, resource: str = "IssueComment") -> None:
+    if body is not None and len(body) > MAX_BODY:
+        raise validation_failed({"resource": resource, "code": "unprocessable", "field": "data",
                                  "message": f"Body is too long (maximum is {MAX_BODY} characters)"})
+
+
+@route(f"GET {R}/issues")
+def list_issues(ctx: Context) -> Reply:
+    """Open issues by default, pull requests among them (as GitHub lists them); `labels` (all of
+    them, comma-separated), `state`, `creator`, `sort` and `direction` filter and order them."""
+    state, creator = ctx.query.get("state", "open"), ctx.query.get("creator")
+    wanted = {name.strip().lower() for name in (ctx.query.get("labels") or "").split(",") if name.strip()}
+    with ctx.state.lock:
+        items: list[PullRequest | Issue] = [*ctx.state.pulls.values(), *ctx.state.issues.values()]
+        items = [i for i in items if (state == "all" or i.state == state)
+                 and wanted <= {label.name.lower() for label in i.labels}
+                 and (creator is None or i.user.login.lower() == creator.lower())]
+    sort = ctx.query.get("sort", "created")
+    descending = ctx.query.get("direction", "desc") == "desc"
+    items.sort(key=lambda i: (i.updated_at if sort == "updated" else i.created_at, i.number), reverse=descending)
+    page, headers = ctx.page(items)
+    return Reply(200, [ctx.views.issue(i, ctx.repo.comment_count(i.number)) for i in page], headers)
+
+
+@route(f"POST {R}/issues", needs="read")
+def create_issue(ctx: Context) -> Reply:
+    body = ctx.body
+    _check_body(body.get("body"), "Issue")
+    principal = ctx.principal
+    names = [item if isinstance(item, str) else item.get("name", "") for item in body.get("labels") or ()]
+    with ctx.state.lock:
+        labels = [ctx.state.ensure_label(name) for name in dict.fromkeys(names) if name]
+        number = ctx.state.next_number()
+        issue = Issue(number, ctx.state.next_id(), str(body["title"]), body.get("body"), ctx.actor(), labels=labels,
+                      via_app=bool(principal and principal.integration), app_id=principal.app_id if principal else None)
+        ctx.state.issues[number] = issue
+    data = ctx.views.issue(issue, 0)
+    return Reply(201, data, {"Location": data["url"]})
+
+
+@route(f"PATCH {R}/issues/{{issue_number}}", needs="triage")
+def update_issue(ctx: Context) -> Reply:
+    """Title, body, state and labels of an issue; a pull request's state changes through the Pulls
+    API only (the sandbox keeps its merge and branch bookkeeping there)."""
+    body = ctx.body or {}
+    with ctx.state.lock:
+        item = _issue(ctx)
+        if "body" in body:
+            _check_body(body["body"], "Issue")
+        if "state" in body and isinstance(item, PullRequest):
+            raise ApiError(422, "The sandbox changes a pull request's state through the Pulls API only")
+        if "title" in body and body["title"] is not None:
+            item.title = str(body["title"])
+        if "body" in body:
+            item.body = body["body"]
+        if "labels" in body:
+            names = [n if isinstance(n, str) else n.get("name", "") for n in body["labels"] or ()]
+            item.labels = [ctx.state.ensure_label(name) for name in dict.fromkeys(names) if name]
+        if isinstance(item, Issue) and body.get("state") in ("open", "closed") and body["state"] != item.state:
+            item.state = body["state"]
+            item.closed_at = now() if item.state == "closed" else None
+            item.state_reason = body.get("state_reason") or ("completed" if item.state == "closed" else "reopened")
+        item.updated_at = now()
+    return Reply(200, ctx.views.issue(item, ctx.repo.comment_count(item.number)))
 
 
 @route(f"GET {R}/issues/{{issue_number}}")

@@ -148,6 +148,30 @@ class PullRequest:
 
 
 @dataclass
+class Issue:
+    """A plain issue (not a pull request), e.g. the bot's shelf dashboard; numbered with the pulls."""
+
+    number: int
+    id: int
+    title: str
+    body: str | None
+    user: User
+    state: str = "open"
+    state_reason: str | None = None
+    created_at: str = field(default_factory=now)
+    updated_at: str = field(default_factory=now)
+    closed_at: str | None = None
+    labels: list[Label] = field(default_factory=list)
+    locked: bool = False
+    via_app: bool = False
+    app_id: int | None = None  # the App whose installation token opened it (None: GitHub Actions)
+
+    @property
+    def node_id(self) -> str:
+        return node_id("I", self.id)
+
+
+@dataclass
 class Reaction:
     id: int
     content: str
@@ -268,6 +292,7 @@ class State:
         self.repo = settings
         self._ids = itertools.count(first_id)  # repositories of one sandbox draw from disjoint ranges
         self.pulls: dict[int, PullRequest] = {}
+        self.issues: dict[int, Issue] = {}  # plain issues only: a pull request is in `pulls`
         self.comments: dict[int, Comment] = {}
         self.reviews: dict[int, Review] = {}
         self.review_comments: dict[int, ReviewComment] = {}
@@ -331,6 +356,10 @@ class State:
 
     def pull(self, number: int) -> PullRequest | None:
         return self.pulls.get(number)
+
+    def issue(self, number: int) -> PullRequest | Issue | None:
+        """Issue `number` as the Issues API sees it: a pull request or a plain issue."""
+        return self.pulls.get(number) or self.issues.get(number)
 
     def label(self, name: str) -> Label | None:
         return self.labels.get(name.lower())

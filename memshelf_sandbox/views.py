@@ -17,6 +17,7 @@ from .state import (
     CheckRun,
     CheckSuite,
     Comment,
+    Issue,
     Label,
     PullRequest,
     Reaction,
@@ -246,25 +247,30 @@ class Views:
                     full_name=full_name, owner=owner, fork=True)
         return repo
 
-    def issue(self, pr: PullRequest, comments: int) -> dict[str, Any]:
-        """A pull request seen through the Issues API (PyGithub reads labels there)."""
-        links = self._pull_links(pr)
-        issue = links["issue_url"]
-        return {
-            "id": pr.id, "node_id": node_id("I", pr.id), "url": issue, "repository_url": self.u.api,
+    def issue(self, item: PullRequest | Issue, comments: int) -> dict[str, Any]:
+        """A pull request seen through the Issues API (PyGithub reads labels there), or a plain issue."""
+        issue = f"{self.u.api}/issues/{item.number}"
+        pull = isinstance(item, PullRequest)
+        data: dict[str, Any] = {
+            "id": item.id, "node_id": node_id("I", item.id), "url": issue, "repository_url": self.u.api,
             "labels_url": f"{issue}/labels{{/name}}", "comments_url": f"{issue}/comments",
-            "events_url": f"{issue}/events", "html_url": links["html_url"], "number": pr.number,
-            "state": pr.state, "state_reason": None, "title": pr.title, "body": pr.body,
-            "user": self.user(pr.user), "labels": [self.label(label) for label in pr.labels],
-            "assignee": None, "assignees": [], "milestone": None, "locked": pr.locked,
-            "active_lock_reason": None, "comments": comments, "closed_at": pr.closed_at,
-            "created_at": pr.created_at, "updated_at": pr.updated_at, "closed_by": None,
-            "author_association": "CONTRIBUTOR", "draft": pr.draft, "timeline_url": f"{issue}/timeline",
-            "pull_request": {"url": links["url"], "html_url": links["html_url"], "diff_url": links["diff_url"],
-                             "patch_url": links["patch_url"], "merged_at": pr.merged_at},
+            "events_url": f"{issue}/events",
+            "html_url": f"{self.u.html}/{'pull' if pull else 'issues'}/{item.number}", "number": item.number,
+            "state": item.state, "state_reason": None if pull else item.state_reason, "title": item.title,
+            "body": item.body, "user": self.user(item.user), "labels": [self.label(label) for label in item.labels],
+            "assignee": None, "assignees": [], "milestone": None, "locked": item.locked,
+            "active_lock_reason": None, "comments": comments, "closed_at": item.closed_at,
+            "created_at": item.created_at, "updated_at": item.updated_at, "closed_by": None,
+            "author_association": "CONTRIBUTOR", "timeline_url": f"{issue}/timeline",
             "reactions": self.reaction_rollup(f"{issue}/reactions", []),
-            "performed_via_github_app": None,
+            "performed_via_github_app": self.app(item.app_id) if not pull and item.via_app else None,
         }
+        if isinstance(item, PullRequest):
+            links = self._pull_links(item)
+            data["draft"] = item.draft
+            data["pull_request"] = {"url": links["url"], "html_url": links["html_url"], "diff_url": links["diff_url"],
+                                    "patch_url": links["patch_url"], "merged_at": item.merged_at}
+        return data
 
     # statuses and checks -----------------------------------------------------------------
 

@@ -158,8 +158,8 @@ def push(repo: Repository, ref: str, before: str, after: str, pusher: User, forc
 
 
 def issue_comment(repo: Repository, comment: Comment, sender: User) -> dict[str, Any]:
-    """An `issue_comment` `created` event for a comment on a pull request."""
-    pr = repo.state.pull(comment.issue_number)
+    """An `issue_comment` `created` event for a comment on a pull request or a plain issue."""
+    pr = repo.state.issue(comment.issue_number)
     assert pr is not None
     payload = base(repo, "issue_comment.created", sender)
     views = repo.views
@@ -173,7 +173,10 @@ def issue_comment(repo: Repository, comment: Comment, sender: User) -> dict[str,
     for key in ("url", "repository_url", "labels_url", "comments_url", "events_url", "html_url", "id", "node_id",
                 "number", "title", "body", "state", "comments", "created_at", "updated_at", "closed_at",
                 "user", "pull_request", "labels", "draft"):
-        issue[key] = rest_issue[key]
+        if key in rest_issue:
+            issue[key] = rest_issue[key]
+        else:  # a plain issue: no pull request, no draft
+            issue.pop(key, None)
     return payload
 
 

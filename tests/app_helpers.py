@@ -92,8 +92,8 @@ class Recorder:
     ran: list[str] = field(default_factory=list)
     fail: list[BaseException] = field(default_factory=list)
 
-    def __call__(self, job: Any) -> str:
-        self.ran.append(job.key)
+    def __call__(self, key: str, route: Any, login: str) -> str:
+        self.ran.append(key)
         if self.fail:
             raise self.fail.pop(0)
-        return f"ran {job.route.flow}"
+        return f"ran {route.flow}"

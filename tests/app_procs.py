@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.app.config import APP_ID, PRIVATE_KEY_FILE, WEBHOOK_SECRET
+from bot.app.leases import LEASE_SECONDS
 from tests.app_helpers import SECRET
 
 READY_TIMEOUT = 60.0
@@ -22,7 +23,8 @@ READY_TIMEOUT = 60.0
 
 def app_env(key_file: Path, app_id: int = 42, secret: bytes = SECRET, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMSHELF_BOT_", "GITHUB_"))}
-    env.update({APP_ID: str(app_id), PRIVATE_KEY_FILE: str(key_file), WEBHOOK_SECRET: secret.decode()}, **extra)
+    env.update({APP_ID: str(app_id), PRIVATE_KEY_FILE: str(key_file), WEBHOOK_SECRET: secret.decode(),
+                LEASE_SECONDS: "6"}, **extra)  # a dead worker's job comes back within seconds
     return env
 
 
@@ -30,6 +32,7 @@ def app_env(key_file: Path, app_id: int = 42, secret: bytes = SECRET, **extra: s
 class Proc:
     popen: subprocess.Popen[str]
     url: str = ""
+    admin: str = ""  # serve's admin listener (status page, /metrics)
     lines: list[str] = field(default_factory=list)
 
     def stop(self, timeout: float = 60.0) -> int:
@@ -52,7 +55,10 @@ class Proc:
 
 
 def start(command: list[str], env: dict[str, str], cwd: Path) -> Proc:
-    """`memshelf-bot COMMAND …`, waiting for its `ready` line (stderr collected into `lines`)."""
+    """`memshelf-bot COMMAND …`, waiting for its `ready` line (and serve's `admin` line, on a free
+    port unless one is given); stderr collected into `lines`."""
+    if command[0] == "serve" and "--admin-port" not in command:
+        command = [*command, "--admin-port", "0"]
     popen = subprocess.Popen([sys.executable, "-m", "bot.cli", *command], env=env, cwd=cwd, text=True,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     proc = Proc(popen)
@@ -71,6 +77,8 @@ def start(command: list[str], env: dict[str, str], cwd: Path) -> Proc:
             break
         if line.startswith("ready"):
             proc.url = line.split(" ", 1)[1].strip() if " " in line else ""
+            if command[0] == "serve":
+                proc.admin = popen.stdout.readline().removeprefix("admin ").strip()
             threading.Thread(target=popen.stdout.read, daemon=True).start()
             return proc
     proc.kill()

@@ -12,7 +12,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bot.app.store import DeliveryState, Store
+from bot.app.store import State, Store
 from memshelf_render.render import render_shelf
 from memshelf_render.shelf import load_shelf
 from memshelf_sandbox import Sandbox, seed_bare_repo
@@ -108,7 +108,7 @@ def wait_handled(store: Store, keys: set[str], timeout: float = HANDLED_TIMEOUT)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         pending = [k for k in keys if (d := store.get(k)) is None or d.state not in (
-            DeliveryState.SUCCEEDED, DeliveryState.FAILED)]
+            State.SUCCEEDED, State.FAILED)]
         if not pending:
             return
         time.sleep(0.25)

@@ -34,6 +34,8 @@ LONGEST_FIRST = (
     "test_sandbox_app.py",
     "test_shelfgen.py",
     "test_flow_render_main.py",
+    "test_purge_e2e.py",  # ~40 s: four action steps, the purge pull request validated in its run
+    "test_dashboard_e2e.py",  # ~35 s: five renders on the sandbox
 )
 
 

@@ -34,6 +34,9 @@ from bot.port import (
     FilesCommit,
     FileStatus,
     Identity,
+    Issue,
+    IssueEdit,
+    IssueState,
     Label,
     MergeMethod,
     Permission,
@@ -90,6 +93,7 @@ class FakeGH:
     ref_answers: list[RefUpdate] = field(default_factory=list)
     auto_merge_answers: list[AutoMergeResult] = field(default_factory=list)
     pull_file_total: dict[int, int] = field(default_factory=dict)  # what GitHub counts, when it lists fewer
+    issues: dict[int, Issue] = field(default_factory=dict)  # plain issues (the dashboard); numbered with the pulls
     _ids: int = 1000
 
     # scripting -------------------------------------------------------------------------------
@@ -125,7 +129,7 @@ class FakeGH:
 
     def add_pull(self, head_ref: str, base_ref: str = "main", *, title: str = "Shelve", body: str = "",
                  head_repo: str | None = None, **kw: Any) -> PullRequest:
-        number = max(self.pulls, default=0) + 1
+        number = max([*self.pulls, *self.issues], default=0) + 1
         pull = PullRequest(number, PullState.OPEN, title, body, head_ref, self.branch_sha(head_ref),
                            head_repo or self.full_name, f"{(head_repo or self.full_name).split('/')[0]}:{head_ref}",
                            base_ref, self.branch_sha(base_ref), **kw)
@@ -393,6 +397,31 @@ class FakeGH:
         git(self.repo, "update-ref", f"refs/heads/{pull.base_ref}", sha)
         self.pulls[number] = replace(pull, state=PullState.CLOSED, merged=True)
         return sha
+
+    # issues (the shelf dashboard) ------------------------------------------------------------
+
+    def labeled_issues(self, label: str, creator: str | None = None) -> tuple[Issue, ...]:
+        self._record("labeled_issues", label, creator)
+        return tuple(i for n, i in sorted(self.issues.items()) if label in i.labels
+                     and (creator is None or i.author.lower() == creator.lower()))
+
+    def add_issue(self, title: str, body: str, author: str, labels: Sequence[str] = (),
+                  state: IssueState = IssueState.OPEN) -> Issue:
+        """An issue someone (not necessarily the bot) opened, without recording a call."""
+        number = max([*self.pulls, *self.issues], default=0) + 1
+        issue = self.issues[number] = Issue(number, state, title, body, author, tuple(labels))
+        return issue
+
+    def create_issue(self, title: str, body: str, labels: Sequence[str]) -> Issue:
+        self._write("create_issue", title, body, tuple(labels))
+        return self.add_issue(title, body, self.login, labels)
+
+    def update_issue(self, number: int, edit: IssueEdit) -> None:
+        self._write("update_issue", number, edit)
+        issue = self.issues[number]
+        self.issues[number] = replace(issue, title=edit.title if edit.title is not None else issue.title,
+                                      body=edit.body if edit.body is not None else issue.body,
+                                      state=edit.state or issue.state)
 
 
 # a world to run flows in: the example shelf in a local git repository, the fake, a reporter -----

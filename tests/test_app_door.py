@@ -16,7 +16,7 @@ import pytest
 from bot.app.auth import InstallationTokens
 from bot.app.config import AppConfig, load_config
 from bot.app.door import run_route
-from bot.app.identity import bot_login
+from bot.app.jobs import bot_login
 from bot.events import Event
 from bot.router import FlowName, Route, route
 from memshelf_render.check import Verdict

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from bot.app.identity import bot_login
+from bot.app.jobs import bot_login
 from memshelf_sandbox import Sandbox
 from memshelf_sandbox.app import App
 from memshelf_sandbox.demo import BAD_TEXT, GOOD_TEXT, _fixed
@@ -155,10 +155,10 @@ def test_the_loop_driven_by_webhooks_into_serve(world: tuple[Sandbox, Proc], tmp
     eventually("the answer for a writer", lambda: [c.body for c in repo.get_issue(second.number).get_comments()
                                                    if c.user.login == BOT and c.body.startswith("🚀")])
 
-    metrics = get(serve.url + "/metrics")[1].decode()
+    metrics = get(serve.admin + "/metrics")[1].decode()
     calls = [line for line in metrics.splitlines() if line.startswith("memshelf_bot_github_api_calls_total{")]
     assert calls and float(calls[0].rsplit(" ", 1)[1]) > 30, calls
-    assert 'memshelf_bot_jobs_total{flow="push",outcome="succeeded"}' in metrics
-    status, page = get(serve.url + "/")
+    assert 'memshelf_bot_jobs_total{event="push",flow="render",outcome="succeeded"}' in metrics
+    status, page = get(serve.admin + "/")
     assert status == 200 and b"homelab/shelf" in page and b"ignored: caused by the App itself" in page
     assert SECRET not in page and b"ghs_" not in page

@@ -14,12 +14,13 @@ from typing import Any
 
 import pytest
 
-from bot.app import jobs
 from bot.app.auth import InstallationTokens
-from bot.app.config import load_config
-from bot.app.flows import FlowHandler
-from bot.app.identity import bot_login
-from bot.app.routing import route
+from bot.app.config import AppConfig, load_config
+from bot.app.door import run_route
+from bot.app.jobs import bot_login
+from bot.events import Event
+from bot.flows.result import FlowResult
+from bot.router import route
 from memshelf_render.render import render_shelf
 from memshelf_render.shelf import load_shelf
 from memshelf_sandbox import Sandbox, seed_bare_repo
@@ -40,18 +41,15 @@ pytestmark = pytest.mark.slow
 class Loop:
     sb: Sandbox
     tokens: InstallationTokens
-    handler: FlowHandler
+    config: AppConfig
     installation: int
 
-    def deliver(self, name: str, payload: dict[str, Any]) -> str:
+    def deliver(self, name: str, payload: dict[str, Any]) -> FlowResult:
         payload["installation"] = {"id": self.installation, "node_id": "MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uMQ=="}
-        routed = route(name, payload)
+        routed = route(Event.from_payload(name, payload))
         assert routed is not None, name
-
-        def token(permissions: Any) -> str:
-            return self.tokens.token(routed.installation_id, routed.repository, permissions).token
-
-        return self.handler(jobs.Job(f"1:{name}-{len(self.sb.calls)}", routed, name, payload, BOT, token))
+        return run_route(routed, key=f"1:{name}-{len(self.sb.calls)}", config=self.config, tokens=self.tokens,
+                         login=BOT)
 
     def gh(self, who: tuple[str, str] = WRITER) -> Any:
         return self.sb.github(who[1]).get_repo(self.sb.full_name)
@@ -74,7 +72,7 @@ def loop(tmp_path: Path) -> Iterator[Loop]:
                               "MEMSHELF_BOT_WEBHOOK_SECRET": "s"}, sb.api_url)
         tokens = InstallationTokens(config)
         installation = tokens.integration.get_repo_installation("homelab", "shelf").id
-        yield Loop(sb, tokens, FlowHandler(config, tokens), installation)
+        yield Loop(sb, tokens, config, installation)
         assert sb.validation_errors == [], "the sandbox answered outside GitHub's OpenAPI description"
 
 
@@ -87,7 +85,7 @@ def test_the_whole_loop_through_the_apps_flows(loop: Loop) -> None:
     sb.require_signed_commits("main")  # a ruleset: only commits GitHub signed may land on main
     head = branch_with(sb, "night-shift/one", {GOOD: GOOD_TEXT, BAD: BAD_TEXT}, message="Shelve the night shift")
     pull = repo.create_pull(title="Night shift", body="", head="night-shift/one", base="main")
-    assert loop.deliver("pull_request", pull_request_event(sb, pull.number)).endswith("exit 1")
+    assert loop.deliver("pull_request", pull_request_event(sb, pull.number)).exit_code == 1
 
     (run,) = _check_runs(loop, head)
     assert (run.name, run.status, run.conclusion, run.app.slug) == ("memshelf-bot", "completed", "failure", SLUG)
@@ -97,7 +95,7 @@ def test_the_whole_loop_through_the_apps_flows(loop: Loop) -> None:
     assert "9f8e7d6c5b4a39281706" not in sticky[0].body and "9f8e7d6c5b4a39281706" not in run.output.summary
 
     fixed = branch_with(sb, "night-shift/one", {BAD: _fixed(BAD_TEXT)}, base="night-shift/one", message="Fix it")
-    assert loop.deliver("pull_request", pull_request_event(sb, pull.number, "synchronize")).endswith("exit 0")
+    assert loop.deliver("pull_request", pull_request_event(sb, pull.number, "synchronize")).exit_code == 0
     (rerun,) = _check_runs(loop, fixed)
     assert (rerun.status, rerun.conclusion) == ("completed", "success")
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bot.app.flows import PERMISSIONS
-from bot.app.routing import Flow
+from bot.app.door import PERMISSIONS
+from bot.router import FlowName as Flow
 
 ROOT = Path(__file__).resolve().parent.parent
 PRODUCT_PERMISSIONS = {"contents", "pull_requests", "issues", "checks", "statuses", "metadata", "merge_queues"}

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from github import Auth, GithubIntegration
 
-from bot.app.store import DeliveryState, delivery_key
+from bot.app.store import State, delivery_key
 from bot.app.store_redis import RedisStore
 from bot.app.store_sqlite import SqliteStore
 from memshelf_sandbox import Sandbox
@@ -96,9 +96,10 @@ def test_two_servers_three_workers_on_redis(stage: Stage, redis_url: str, tmp_pa
         assert set(statuses["valid"]) == {202} and set(statuses["duplicate"]) == {202}
         assert statuses["bad"] == [401] * 30
         records = {k: store.get(k) for k in keys}
-        assert {r.state for r in records.values() if r} == {DeliveryState.SUCCEEDED}, \
-            {k: r.detail for k, r in records.items() if r and r.state is not DeliveryState.SUCCEEDED}
-        assert all(r is not None and r.runs == 1 for r in records.values()), "a delivery ran twice"
+        assert {r.state for r in records.values() if r} == {State.SUCCEEDED}, \
+            {k: r.detail for k, r in records.items() if r and r.state is not State.SUCCEEDED}
+        # a push settled by a render already running never starts a job of its own (runs 0)
+        assert all(r is not None and r.runs <= 1 for r in records.values()), "a delivery ran twice"
     finally:
         for proc in reversed(procs):
             code = proc.stop()
@@ -126,16 +127,16 @@ def test_a_worker_killed_mid_job_runs_it_again_after_restart(stage: Stage, tmp_p
         store = SqliteStore(data / "state.db")
         key = delivery_key(headers["X-GitHub-Delivery"], "1")
         deadline = time.monotonic() + 60
-        while (record := store.get(key)) is None or record.state is not DeliveryState.RUNNING:
+        while (record := store.get(key)) is None or record.state is not State.RUNNING:
             assert time.monotonic() < deadline, "the job never started"
-            assert record is None or record.state is not DeliveryState.SUCCEEDED, "the job finished before the kill"
+            assert record is None or record.state is not State.SUCCEEDED, "the job finished before the kill"
             time.sleep(0.01)
         worker.kill()  # SIGKILL to the worker's whole process group, mid-job
-        assert store.get(key).state is DeliveryState.RUNNING
+        assert store.get(key).state is State.RUNNING
         restarted = start(["worker", "--workers", "1", *common], stage.env, tmp_path)
         wait_handled(store, {key}, timeout=90)
         record = store.get(key)
-        assert record is not None and (record.state, record.runs) == (DeliveryState.SUCCEEDED, 2), record
+        assert record is not None and (record.state, record.runs) == (State.SUCCEEDED, 2), record
     finally:
         for proc in (restarted, serve):
             if proc is not None:

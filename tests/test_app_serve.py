@@ -1,5 +1,6 @@
 """`memshelf-bot serve` and `worker` as real processes: exit 2 with one line on a bad
-configuration (before listening), `ready <url>` with --port 0, the endpoints over HTTP, JSON log
+configuration (before listening), `ready <url>` and `admin <url>` with ports 0, the webhook's
+endpoints and the admin ones each on their own listener, JSON log
 lines that never hold the key or the secret, and SIGTERM → exit 0."""
 
 from __future__ import annotations
@@ -41,10 +42,12 @@ def test_serve_answers_and_stops_on_sigterm(tmp_path: Path) -> None:
         assert post(serve.url + "/webhook", body, delivery_headers("pull_request", body))[0] == 202
         forged = pull_payload()
         assert post(serve.url + "/webhook", forged, delivery_headers("pull_request", forged, secret=b"x"))[0] == 401
-        status, metrics = get(serve.url + "/metrics")
+        assert serve.admin.startswith("http://127.0.0.1:") and serve.admin != serve.url
+        status, metrics = get(serve.admin + "/metrics")
         assert status == 200
         assert b'memshelf_bot_deliveries_total{event="pull_request",outcome="unauthorized"} 1.0' in metrics
-        assert get(serve.url + "/")[0] == 200
+        assert get(serve.admin + "/")[0] == 200
+        assert get(serve.url + "/")[0] == 404 and get(serve.url + "/metrics")[0] == 404  # not on the internet's side
     finally:
         code = serve.stop()
     assert code == 0

@@ -12,10 +12,9 @@ from pathlib import Path
 import pytest
 from waitress.server import create_server
 
-from bot.app.queue import open_backend
-from bot.app.store import DeliveryState, NewDelivery
-from bot.app.wsgi import WebhookApp
-from tests.app_helpers import SECRET
+from bot.app.jobs import open_backend
+from bot.app.store import Record, State
+from bot.app.wsgi import AdminApp
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (./dev test installs it)")
@@ -35,18 +34,19 @@ def _chromium(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def page_url(tmp_path: Path) -> Iterator[str]:
     backend = open_backend(tmp_path / "data", None)
     store = backend.store
-    rows = [("pull_request", "opened", "shelf/notes", DeliveryState.SUCCEEDED),
-            ("push", "", HOSTILE_REPO, DeliveryState.FAILED),
-            ("issue_comment", "created", "shelf/notes", DeliveryState.QUEUED)]
+    rows = [("pull_request", "opened", "shelf/notes", State.SUCCEEDED),
+            ("push", "", HOSTILE_REPO, State.FAILED),
+            ("issue_comment", "created", "shelf/notes", State.QUEUED)]
     for i, (event, action, repo, state) in enumerate(rows):
         key = f"1:guid-{i}"
-        store.claim(NewDelivery(key, event, action, repo, f'{{"token": "{SECRET_IN_PAYLOAD}"}}'.encode()), 1000.0 + i)
-        if state is not DeliveryState.QUEUED:
-            store.start(key, "host:1", 2000.0, 1000.0 + i)
-            store.finish(key, state, "boom <b>bold</b>" if state is DeliveryState.FAILED else "ran", 1001.5 + i)
+        store.claim(Record(key, event, action, repo, State.RECEIVED, 1000.0 + i))
+        if state is not State.QUEUED:
+            task = f'{{"token": "{SECRET_IN_PAYLOAD}"}}'  # a task's arguments never reach the page
+            store.start(key, "worker", 2000.0, task, 1000.0 + i)
+            store.finish([key], state, "boom <b>bold</b>" if state is State.FAILED else "ran", 1001.5 + i)
         else:
             store.set_queued(key)
-    app = WebhookApp(SECRET, store, lambda key: None, lambda: 3, backend.healthy, clock=lambda: 1060.0)
+    app = AdminApp(store, lambda: 3, clock=lambda: 1060.0)
     server = create_server(app, host="127.0.0.1", port=0, threads=2)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

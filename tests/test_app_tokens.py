@@ -11,7 +11,7 @@ from github import Auth, Github, GithubException
 
 from bot.app.auth import InstallationTokens
 from bot.app.config import load_config
-from bot.app.identity import bot_login
+from bot.app.jobs import bot_login
 from memshelf_sandbox import Sandbox, seed_bare_repo
 from memshelf_sandbox.app import App
 from tests.app_helpers import rsa_pem

@@ -1,20 +1,23 @@
-"""The webhook front door in-process: signature, size cap, ping, ignored events, de-duplication
-and the state of each delivery through its job (received → queued → running → succeeded|failed)."""
+"""The webhook front door and the jobs in-process: signature, size cap, ping, ignored events,
+de-duplication, the state of each delivery through its job (received → queued → running →
+succeeded|failed), leases, retries, render coalescing with true outcomes, and the admin side."""
 
 from __future__ import annotations
 
 import json
+import logging
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from huey.exceptions import RetryTask
 
-from bot.app import jobs
+from bot.app import jobs, metrics
 from bot.app.auth import TokenError
-from bot.app.identity import SLUG_KEY
-from bot.app.queue import open_backend
+from bot.app.jobs import open_backend
 from bot.app.signature import sign, verify
-from bot.app.store import DeliveryState, delivery_key
-from bot.app.wsgi import MAX_BODY, WebhookApp
+from bot.app.store import State, delivery_key
+from bot.app.wsgi import MAX_BODY, AdminApp, WebhookApp
 from tests.app_helpers import SECRET, Recorder, call, delivery_headers, pull_payload, push_payload
 from tests.app_redis import flush, redis_url  # noqa: F401  (the fixture)
 
@@ -42,24 +45,30 @@ class FakeTokens:
         return "memshelf-test"
 
 
+@dataclass
+class FakeTask:
+    """What huey hands a task run with `context=True`: its retries left."""
+
+    retries: int = jobs.RETRIES
+
+
 class World:
+    """The front door and the jobs on one backend, with a list standing for huey's queue."""
+
     def __init__(self, tmp: Path, redis: str | None) -> None:
         self.backend = open_backend(tmp / "data", redis)
-        self.queue: list[str] = []
+        self.queue: list[tuple[str, str, FakeTask]] = []
+        self.retried: list[tuple[str, float]] = []
+        self.retried_tasks: list[tuple[str, str, FakeTask]] = []
         self.handler = Recorder()
         self.runtime = jobs.Runtime(self.backend, FakeTokens(), self.handler)  # type: ignore[arg-type]
-        self.runtime.run = self  # type: ignore[assignment]
-        self.scheduled: list[tuple[str, float]] = []
+        self.runtime.enqueue = self.enqueue  # type: ignore[method-assign]
         jobs.install(self.runtime)
-        self.app = WebhookApp(SECRET, self.backend.store, self.queue.append, lambda: len(self.queue),
-                              self.backend.healthy)
+        self.app = WebhookApp(SECRET, self.backend.store, self.enqueue, self.backend.healthy)
+        self.admin = AdminApp(self.backend.store, lambda: len(self.queue))
 
-    # the runtime's task: enqueue and schedule
-    def __call__(self, key: str) -> None:
-        self.queue.append(key)
-
-    def schedule(self, args: tuple[str], delay: float) -> None:
-        self.scheduled.append((args[0], delay))
+    def enqueue(self, key: str, routed: str) -> None:
+        self.queue.append((key, routed, FakeTask()))
 
     def post(self, event: str, body: bytes, **kw: str) -> tuple[int, str]:
         headers = delivery_headers(event, body, **kw)
@@ -67,10 +76,16 @@ class World:
         return response.status, delivery_key(headers["X-GitHub-Delivery"], headers["X-GitHub-Hook-ID"])
 
     def drain(self) -> None:
+        """Run every queued task as huey does; a retry is recorded, not waited for."""
         while self.queue:
-            jobs.run_delivery(self.queue.pop(0))
+            key, routed, task = self.queue.pop(0)
+            try:
+                jobs.run_job(key, routed, task)  # type: ignore[arg-type]
+            except RetryTask as retry:
+                self.retried.append((key, float(retry.delay or 0)))
+                self.retried_tasks.append((key, routed, task))
 
-    def state(self, key: str) -> DeliveryState:
+    def state(self, key: str) -> State:
         record = self.backend.store.get(key)
         assert record is not None
         return record.state
@@ -133,11 +148,11 @@ def test_a_delivery_is_queued_run_once_and_a_redelivery_of_a_success_does_nothin
     first = call(world.app, "POST", "/webhook", body, headers)
     assert (first.status, first.json()) == (202, {"status": "queued"})
     key = delivery_key(headers["X-GitHub-Delivery"], "1")
-    assert world.state(key) is DeliveryState.QUEUED
+    assert world.state(key) is State.QUEUED
     again = call(world.app, "POST", "/webhook", body, headers)  # a duplicate while queued
     assert again.json() == {"status": "duplicate"}
     world.drain()
-    assert world.state(key) is DeliveryState.SUCCEEDED and world.handler.ran == [key]
+    assert world.state(key) is State.SUCCEEDED and world.handler.ran == [key]
     assert call(world.app, "POST", "/webhook", body, headers).json() == {"status": "duplicate"}
     assert world.queue == [] and world.handler.ran == [key]
 
@@ -155,44 +170,59 @@ def test_a_redelivery_of_a_failed_delivery_runs_again(world: World) -> None:
     _, key = world.post("pull_request", body, guid="g-fail")
     world.drain()
     record = world.backend.store.get(key)
-    assert record is not None and record.state is DeliveryState.FAILED
+    assert record is not None and record.state is State.FAILED
     assert record.detail.startswith("ValueError")
     assert world.post("pull_request", body, guid="g-fail")[0] == 202
     world.drain()
-    assert world.state(key) is DeliveryState.SUCCEEDED and world.handler.ran == [key, key]
+    assert world.state(key) is State.SUCCEEDED and world.handler.ran == [key, key]
 
 
-def test_a_lost_delivery_runs_again_and_a_live_one_does_not(world: World) -> None:
+def test_a_lapsed_lease_runs_again_and_a_live_one_on_the_same_host_does_not(world: World) -> None:
     store = world.backend.store
-    body = pull_payload()
-    _, key = world.post("pull_request", body, guid="g-lost")
+    _, key = world.post("pull_request", pull_payload(), guid="g-lost")
+    (_, routed, _), = world.queue
     world.queue.clear()
-    assert store.start(key, "elsewhere:1", lease_until=1e12, now=1.0)  # a live worker on another host
-    assert world.post("pull_request", body, guid="g-lost")[0] == 202 and world.queue == []
-    assert jobs.recover(world.runtime) == []
-    store.renew(key, "elsewhere:1", lease_until=0.0)  # its lease ran out: the worker is gone
-    assert jobs.recover(world.runtime) == [key] and world.queue == [key]
+    # another worker (same host name, another random id) holds it with a live lease
+    assert store.start(key, "worker-a", until=1e12, task=json.dumps([key, routed]), now=1.0)
+    assert world.post("pull_request", pull_payload(), guid="g-lost")[0] == 202 and world.queue == []
+    assert jobs.requeue(world.runtime) == [] and world.queue == []
+    store.renew(key, "worker-a", until=5.0)  # its heartbeat stopped: the lease lapses
+    assert jobs.requeue(world.runtime) == [key] and [q[:2] for q in world.queue] == [(key, routed)]
+    assert jobs.requeue(world.runtime) == []  # taken once
     world.drain()
-    assert world.state(key) is DeliveryState.SUCCEEDED
+    assert world.state(key) is State.SUCCEEDED and world.handler.ran == [key]
 
 
-def test_transient_failures_retry_with_backoff_then_fail(world: World) -> None:
-    world.handler.fail.extend([TokenError("GitHub is down", 502)] * 4)
+def test_transient_failures_retry_on_huey_with_backoff_then_fail(world: World) -> None:
+    world.handler.fail.extend([TokenError("GitHub is down", 502)] * (jobs.RETRIES + 1))
     _, key = world.post("pull_request", pull_payload(), guid="g-retry")
-    for attempt in range(jobs.MAX_ATTEMPTS - 1):
+    for attempt in range(jobs.RETRIES):
         world.drain()
-        assert world.state(key) is DeliveryState.QUEUED
-        (scheduled, delay), = world.scheduled
-        assert scheduled == key and delay >= jobs.BACKOFF[attempt] * 0.8
-        world.scheduled.clear()
-        world.queue.append(key)
+        assert world.state(key) is State.QUEUED
+        (retried, delay), = world.retried
+        assert retried == key and delay >= jobs.RETRY_DELAY * 4 ** attempt * 0.8
+        world.retried.clear()
+        (_, routed, task), = world.retried_tasks
+        world.retried_tasks.clear()
+        assert task.retries == jobs.RETRIES - attempt - 1
+        # huey's RetryTask adds one retry back and its requeue takes one: the count stays
+        world.queue.append((key, routed, task))
     world.drain()
-    assert world.state(key) is DeliveryState.FAILED and world.scheduled == []
-    assert len(world.handler.ran) == jobs.MAX_ATTEMPTS
+    assert world.state(key) is State.FAILED and world.retried == []
+    assert len(world.handler.ran) == jobs.RETRIES + 1
+
+
+def test_a_retry_lost_with_the_queue_runs_when_its_lease_lapses(world: World) -> None:
+    world.handler.fail.append(TokenError("GitHub is down", 502))
+    _, key = world.post("pull_request", pull_payload(), guid="g-lost-retry")
+    world.drain()
+    assert world.state(key) is State.QUEUED and world.retried  # huey lost the scheduled retry: ...
+    assert jobs.requeue(world.runtime) == []
+    assert [k for k, _ in world.backend.store.lapsed(now=1e12)] == [key]  # ... the held lease brings it back
 
 
 def test_the_apps_own_events_are_ignored_and_other_bots_are_users(world: World) -> None:
-    world.backend.store.set_value(SLUG_KEY, "memshelf-test")
+    world.backend.store.set_value(jobs.SLUG_KEY, "memshelf-test")
     _, own = world.post("pull_request", pull_payload(sender="memshelf-test[bot]"))
     _, other = world.post("pull_request", pull_payload(number=4, sender="github-actions[bot]"))
     world.post("push", push_payload(branch="shelve/x", sender="memshelf-test[bot]"))  # its own branch: ignored
@@ -207,32 +237,59 @@ def test_a_burst_of_renders_coalesces_and_none_is_lost(world: World) -> None:
     store = world.backend.store
     keys = [world.post("push", push_payload())[1] for _ in range(5)]
     world.drain()
-    assert len(world.handler.ran) == 1  # the five marks were one
-    assert all(world.state(k) is DeliveryState.SUCCEEDED for k in keys)
-    # a job that finds the lock held leaves its mark for the holder, who renders again
+    assert len(world.handler.ran) == 1  # one render stood for the five
+    assert all(world.state(k) is State.SUCCEEDED for k in keys)
+    # a job that finds the lock held leaves its delivery to the holder, who renders again
     lock = "render:shelf/one:main"
-    assert store.acquire(lock, "holder:1", 60)
-    world.post("push", push_payload())
+    assert store.acquire(lock, "holder", 60)
+    _, late = world.post("push", push_payload())
     world.drain()
-    assert len(world.handler.ran) == 1 and store.has_mark(lock)
-    store.release(lock, "holder:1")
-    world.post("push", push_payload())
+    assert len(world.handler.ran) == 1 and world.state(late) is State.COALESCED and store.pending(lock) == [late]
+    store.release(lock, "holder")
+    _, later = world.post("push", push_payload())
     world.drain()
-    assert len(world.handler.ran) == 2 and not store.has_mark(lock)
+    assert len(world.handler.ran) == 2 and store.pending(lock) == []
+    assert world.state(late) is State.SUCCEEDED and world.state(later) is State.SUCCEEDED
 
 
-def test_healthz_metrics_and_the_status_page(world: World) -> None:
+def test_a_coalesced_delivery_takes_its_renders_failure_and_stays_redeliverable(world: World) -> None:
+    """GitHub sends a push and a check_suite.requested for every push to main: both stand for one
+    render, and when that render fails, both are failed — and a redelivery of either runs again."""
+    world.handler.fail.append(ValueError("the render broke"))
+    _, push = world.post("push", push_payload(), guid="g-push")
+    suite = json.dumps({"action": "requested", "check_suite": {"head_branch": "main", "pull_requests": []},
+                        "repository": {"full_name": "shelf/one", "default_branch": "main"},
+                        "installation": {"id": 7}, "sender": {"login": "agent"}}).encode()
+    _, requested = world.post("check_suite", suite, guid="g-suite")
+    world.drain()
+    assert world.handler.ran == [push]  # one render for both
+    for key in (push, requested):
+        record = world.backend.store.get(key)
+        assert record is not None and record.state is State.FAILED and "the render broke" in record.detail
+    assert world.post("check_suite", suite, guid="g-suite")[0] == 202 and len(world.queue) == 1
+    world.drain()
+    assert world.state(requested) is State.SUCCEEDED and world.state(push) is State.FAILED
+
+
+def test_the_webhook_listener_serves_no_status_page_and_no_metrics(world: World) -> None:
     assert call(world.app, "GET", "/healthz").status == 200
+    assert call(world.app, "GET", "/").status == 404
+    assert call(world.app, "GET", "/metrics").status == 404
+
+
+def test_metrics_and_the_status_page_on_the_admin_listener(world: World) -> None:
     world.post("pull_request", pull_payload(repo="shelf/<script>"))
     world.post("push", push_payload(), secret=b"forged")
     world.drain()
-    text = call(world.app, "GET", "/metrics").body.decode()
+    text = call(world.admin, "GET", "/metrics").body.decode()
     assert 'memshelf_bot_deliveries_total{event="pull_request",outcome="queued"} 1.0' in text
     assert 'memshelf_bot_deliveries_total{event="push",outcome="unauthorized"} 1.0' in text
-    assert 'memshelf_bot_jobs_total{flow="pull_request",outcome="succeeded"} 1.0' in text
+    assert 'memshelf_bot_jobs_total{event="pull_request",flow="check-pr",outcome="succeeded"} 1.0' in text
     assert "memshelf_bot_job_duration_seconds_count" in text and "memshelf_bot_queue_depth 0.0" in text
-    page = call(world.app, "GET", "/").body.decode()
+    assert "memshelf_bot_queue_up 1.0" in text
+    page = call(world.admin, "GET", "/").body.decode()
     assert "shelf/&lt;script&gt;" in page and "<script>" not in page and "succeeded" in page
+    assert call(world.admin, "POST", "/metrics").status == 405
 
 
 def test_healthz_is_503_when_the_queue_is_unreachable(world: World) -> None:
@@ -241,15 +298,77 @@ def test_healthz_is_503_when_the_queue_is_unreachable(world: World) -> None:
 
 
 def test_a_delivery_the_queue_cannot_take_is_503_and_its_redelivery_runs(world: World) -> None:
-    def down(key: str) -> None:
+    def down(key: str, routed: str) -> None:
         raise ConnectionError("queue down")
 
     body = pull_payload()
     headers = delivery_headers("pull_request", body, guid="g-down")
     world.app.enqueue = down
-    assert call(world.app, "POST", "/webhook", body, headers).status == 503
+    answer = call(world.app, "POST", "/webhook", body, headers)
+    assert answer.status == 503 and answer.headers["Retry-After"].isdigit()
     assert world.backend.store.get(delivery_key("g-down", "1")) is None
-    world.app.enqueue = world.queue.append
+    world.app.enqueue = world.enqueue
     assert call(world.app, "POST", "/webhook", body, headers).json() == {"status": "queued"}
     world.drain()
-    assert world.state(delivery_key("g-down", "1")) is DeliveryState.SUCCEEDED
+    assert world.state(delivery_key("g-down", "1")) is State.SUCCEEDED
+
+
+class DownStore:
+    """A store whose backend is unreachable: every call raises its own error type."""
+
+    def __getattr__(self, name: str) -> object:
+        def unreachable(*_: object, **__: object) -> object:
+            raise ConnectionError("store down")
+        return unreachable
+
+
+def test_a_store_down_is_503_with_retry_after_and_metrics_still_answer(world: World) -> None:
+    world.app.store = DownStore()  # type: ignore[assignment]
+    world.admin.store = DownStore()  # type: ignore[assignment]
+    body = pull_payload()
+    answer = call(world.app, "POST", "/webhook", body, delivery_headers("pull_request", body))
+    assert answer.status == 503 and answer.headers["Retry-After"].isdigit()
+    text = call(world.admin, "GET", "/metrics")
+    assert text.status == 200 and b"memshelf_bot_queue_up 0.0" in text.body
+    assert b'memshelf_bot_deliveries_total{event="pull_request",outcome="unqueued"}' in text.body
+    assert call(world.admin, "GET", "/").status == 503
+    metrics._local.clear()
+
+
+def test_the_redelivery_sweep_runs_once_per_cluster(world: World, monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.app import redeliver
+
+    swept: list[str] = []
+    monkeypatch.setattr(redeliver, "redeliver_failed", lambda tokens, store: swept.append("swept"))
+    for consumer in range(4):  # four consumers' schedulers each enqueue the periodic task
+        monkeypatch.setattr(jobs, "worker_id", lambda n=consumer: f"consumer-{n}")
+        jobs.sweep()
+    assert swept == ["swept"]
+
+
+class NoSlug(FakeTokens):
+    def app_slug(self) -> str:
+        raise TokenError("GET /app failed (HTTP 502)", 502)
+
+
+def test_a_failure_outside_the_flow_on_the_last_attempt_fails_the_delivery(world: World) -> None:
+    world.runtime.tokens = NoSlug()  # type: ignore[assignment]
+    _, key = world.post("pull_request", pull_payload(), guid="g-last")
+    (_, routed, task), = world.queue
+    world.queue.clear()
+    task.retries = 0  # huey has no retry left for it
+    jobs.run_job(key, routed, task)  # type: ignore[arg-type]
+    record = world.backend.store.get(key)
+    assert record is not None and record.state is State.FAILED and "HTTP 502" in record.detail
+    assert world.handler.ran == []
+
+
+def test_header_values_are_capped_and_escaped_in_logs(world: World, caplog: pytest.LogCaptureFixture) -> None:
+    guid = "\x1b[31m" + "d" * 10240
+    with caplog.at_level(logging.INFO, logger="memshelf_bot.app"):
+        assert world.post("pull_request", pull_payload(), guid=guid)[0] == 202
+        world.drain()
+    fields = [r.fields for r in caplog.records if hasattr(r, "fields")]  # type: ignore[attr-defined]
+    delivered = [f["delivery"] for f in fields if "delivery" in f]
+    assert len(delivered) >= 3 and all(len(d) <= 81 and "\x1b" not in d for d in delivered)
+    assert all(d.startswith("1:\\x1b[31m") for d in delivered)

@@ -24,7 +24,7 @@ def check_story(out: str) -> None:
               "== act two:", "== two night-shift agents shelve from the same main",
               "== the bot's run for the push of shelve/2026-09-24-backup-window",
               "== the bot's run for the push of shelve/2026-09-24-dns-cutover",
-              "== homelab-maintainer comments `/shelf resolve` on PR #3", "memshelf-bot demo: the loop closed"]
+              "== homelab-maintainer comments `/shelf resolve` on PR #4", "memshelf-bot demo: the loop closed"]
     positions = [out.index(stage) for stage in stages]
     assert positions == sorted(positions)
     assert "Error    docs/topics/2026-09-23-nas-migration.md#L4  memshelf-bot: id-mismatch" in out
@@ -36,10 +36,11 @@ def check_story(out: str) -> None:
     assert "badge.svg" in out and "stats.svg" in out
 
     act_two = out[out.index("== act two:"):]
-    assert "PR #2 'Backup window moved to 03:00' (shelve/2026-09-24-backup-window → main), labels [shelf:episode], " \
+    # PR numbers follow the shelf dashboard issue (#2), which the first render on main opens
+    assert "PR #3 'Backup window moved to 03:00' (shelve/2026-09-24-backup-window → main), labels [shelf:episode], " \
            "status [memshelf-bot/validate: success], merged" in act_two
     assert "  ┆ > The agent moved the nightly backup window to 03:00" in act_two
-    assert "PR #3 'DNS cut over to the new resolver' (shelve/2026-09-24-dns-cutover → main), labels [shelf:episode], " \
+    assert "PR #4 'DNS cut over to the new resolver' (shelve/2026-09-24-dns-cutover → main), labels [shelf:episode], " \
            "status [memshelf-bot/validate: success], dirty" in act_two
     assert "the sticky comment says: ⚠️ Auto-merge waits: this branch conflicts with `main`." in act_two
     assert "reactions on the comment: eyes rocket" in act_two

@@ -21,7 +21,7 @@ def outcome(findings: list[Finding]) -> Outcome:
 
 def test_text_from_a_change_renders_literally() -> None:
     assert md.text("a | b <img src=x> [x](y) *bold* @octocat") == (
-        "a \\| b \\<img src=x\\> \\[x\\](y) \\*bold\\* @\u200boctocat")
+        "a \\| b \\<img src=x\\> \\[x\\](y) \\*bold\\* @\u200doctocat")
     assert md.text("line one\r\nline two\ttab") == "line one line two tab"
     assert md.code("uses `ticks` here") == "``uses `ticks` here``"
     assert md.code("a|b", in_table=True) == "`a\\|b`"

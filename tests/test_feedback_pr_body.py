@@ -34,8 +34,8 @@ def test_the_block_lists_each_episode_and_renders_hostile_text_literally() -> No
     text = block([hostile, NAS])
     assert text.startswith(f"<!-- memshelf-bot:pr shelf=. title={pr_body.fingerprint('UPS runtime test')} -->\n")
     assert text.endswith(pr_body.END)
-    assert "#### \\<img src=x onerror=alert(1)\\> @\u200boctocat" in text
-    assert "> Ping @\u200badmins and \\[click\\](http://evil) \\| now" in text
+    assert "#### \\<img src=x onerror=alert(1)\\> @\u200doctocat" in text
+    assert "> Ping @\u200dadmins and \\[click\\](http://evil) \\| now" in text
     assert "`docs/topics/2026-09-23-nas.md` · topic · ❌ violations (2 errors, 1 warning)\n\n> *(no digest)*" in text
 
 

@@ -141,7 +141,7 @@ def test_a_reader_may_not_resolve_whatever_the_event_claims(world: World) -> Non
     code, _, event = command(world, "/shelf resolve", author="curious-reader", permission=Permission.READ)
     assert code == 0 and world.gh.ops("permission") == [("permission", ("curious-reader",))]
     assert world.gh.reactions == [(event.comment_id, Reaction.SEEN), (event.comment_id, Reaction.FAILED)]
-    assert replies(world) == ["😕 `/shelf resolve` changes this pull request's branch, so it needs write access to "
+    assert replies(world) == ["😕 `/shelf resolve` changes branches, so it needs write access to "
                               "the repository; curious-reader has `read`. Nothing was changed."]
     assert world.gh.branch_sha("main") == head and not world.gh.ops("create_commit")
 

@@ -57,7 +57,9 @@ def test_a_merge_is_rendered_and_committed_as_the_bot_fast_forward_only(harness:
         ("GET", f"/repos/octo/shelf/git/trees/{harness.sb.store.commit(after).tree}"),
         ("POST", "/repos/octo/shelf/git/trees"), ("POST", "/repos/octo/shelf/git/commits"),
         ("PATCH", "/repos/octo/shelf/git/refs/heads/main"),
-        ("GET", "/repos/octo/shelf/pulls")]  # a stale render pull request to close? (none here)
+        ("GET", "/repos/octo/shelf/pulls"),  # a stale render pull request to close? (none here)
+        ("GET", "/repos/octo/shelf/issues"), ("GET", "/repos/octo/shelf/labels/shelf%3Adashboard"),  # the dashboard
+        ("POST", "/repos/octo/shelf/labels"), ("POST", "/repos/octo/shelf/issues")]
     stale_lookup = harness.sb.calls_to("GET", "/repos/octo/shelf/pulls")[-1]
     assert stale_lookup.query["head"] == ["octo:memshelf-bot/render"] and stale_lookup.query["state"] == ["open"]
     patch = next(c for c in harness.sb.calls if c.method == "PATCH")
@@ -152,5 +154,6 @@ def test_a_stale_render_pull_request_is_closed_once_main_is_rendered_without_it(
     [note] = [c.body for c in harness.sb.state.comments.values() if c.issue_number == pull.number]
     assert note == (f"`main` is rendered without this pull request (the bot committed {main[:12]} to it), so "
                     "memshelf-bot closes it and deletes `memshelf-bot/render`.")
-    assert f"\n\nClosed the stale render pull request #{pull.number} and deleted memshelf-bot/render.\n" in second.summary
+    assert (f"\n\nClosed the stale render pull request #\u200d{pull.number} and deleted memshelf-bot/render.\n"
+            in second.summary)  # the summary's text is escaped: no `#2` GitHub would link
 

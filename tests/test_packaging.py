@@ -194,7 +194,7 @@ def test_workflow_permissions_are_per_job_and_minimal(workflow: dict[str, Any]) 
     assert {name: job["permissions"] for name, job in workflow["jobs"].items()} == {
         "pull-request": {"contents": "read", "pull-requests": "write", "checks": "write", "security-events": "write"},
         "merge-queue": {"contents": "read", "statuses": "write", "checks": "write"},
-        "render": {"contents": "write", "pull-requests": "write"},
+        "render": {"contents": "write", "pull-requests": "write", "issues": "write"},  # the Shelf dashboard
         "agent-branch": {"contents": "write", "pull-requests": "write", "statuses": "write", "checks": "write"},
         "shelf-command": {"contents": "write", "pull-requests": "write", "issues": "write", "statuses": "write"},
     }
@@ -226,7 +226,8 @@ def test_each_event_runs_its_job(workflow: dict[str, Any]) -> None:
                   "|| github.event_name == 'workflow_dispatch' || github.event_name == 'schedule'",
         "agent-branch": "github.event_name == 'push' && !github.event.deleted "
                         "&& github.ref_name != github.event.repository.default_branch",
-        "shelf-command": "github.event_name == 'issue_comment' && github.event.issue.pull_request "
+        "shelf-command": "github.event_name == 'issue_comment' && (github.event.issue.pull_request "
+                         "|| contains(github.event.issue.labels.*.name, 'shelf:dashboard')) "
                          "&& startsWith(github.event.comment.body, '/shelf') && github.event.comment.user.type != 'Bot'",
     }
 

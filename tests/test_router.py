@@ -166,7 +166,7 @@ def help_commands() -> list[tuple[str, str]]:
 
 def test_shelf_help_lists_exactly_the_registered_commands() -> None:
     listed = help_commands()
-    assert [name for name, _ in listed] == list(COMMANDS) == ["resolve", "fix", "render", "help"]
+    assert [name for name, _ in listed] == list(COMMANDS) == ["resolve", "fix", "render", "help", "purge"]
     assert dict(listed) == {c.name: "write access" if c.needs_write else "anyone" for c in COMMANDS.values()}
 
 

@@ -45,6 +45,8 @@ from ..port import (
     FilesCommit,
     FileStatus,
     Identity,
+    IssueEdit,
+    IssueState,
     Label,
     MergeMethod,
     Permission,
@@ -61,12 +63,14 @@ from ..port import (
     TreeEntry,
     Wait,
 )
+from ..port import Issue as IssueInfo
 
 T = TypeVar("T")
 MAX_RETRIES = 4  # per request, for 5xx and dropped connections
 MAX_RATE_LIMIT_WAIT = 300  # seconds; a longer wait fails the job with a clear message
 WRITE_SPACING = 0.25  # seconds between mutating requests (GitHub's secondary-limit advice)
 PAGE_SIZE = 100
+MAX_ISSUE_PAGES = 10  # the bot's own labeled issues: one dashboard, a few at most after a race
 READ_ONLY_MESSAGES = ("Resource not accessible by integration", "Resource not accessible by personal access token")
 PERMISSIONS = {"admin": Permission.ADMIN, "maintain": Permission.WRITE, "write": Permission.WRITE,
                "triage": Permission.READ, "read": Permission.READ}
@@ -569,6 +573,40 @@ class PyGithubPort:
         data = self._write(f"merge #{number}", self.requester.requestJsonAndCheck, "PUT",
                            f"{self.url}/pulls/{number}/merge", input={"merge_method": method.value, "sha": head_sha})[1]
         return str(data["sha"])
+
+    # issues (the shelf dashboard) ---------------------------------------------------------
+
+    def labeled_issues(self, label: str, creator: str | None = None) -> tuple[IssueInfo, ...]:
+        query: dict[str, Any] = {"labels": label, "state": "all", "sort": "created", "direction": "asc",
+                                 "per_page": PAGE_SIZE}
+        if creator is not None:
+            query["creator"] = creator
+        found: list[IssueInfo] = []
+        for page in range(1, MAX_ISSUE_PAGES + 1):
+            _, data = self.call(f"list the issues labeled {label}", self.requester.requestJsonAndCheck, "GET",
+                                f"{self.url}/issues", parameters={**query, "page": page})
+            found += [_issue(item) for item in data if not item.get("pull_request")]  # the list holds PRs too
+            if len(data) < PAGE_SIZE:
+                break
+        mine = [i for i in found if creator is None or i.author.lower() == creator.lower()]
+        return tuple(sorted(mine, key=lambda i: i.number))
+
+    def create_issue(self, title: str, body: str, labels: Sequence[str]) -> IssueInfo:
+        return _issue(self._write("open an issue", self.requester.requestJsonAndCheck, "POST", f"{self.url}/issues",
+                                  input={"title": title, "body": body, "labels": list(labels)})[1])
+
+    def update_issue(self, number: int, edit: IssueEdit) -> None:
+        body = {k: v for k, v in (("title", edit.title), ("body", edit.body),
+                                  ("state", edit.state.value if edit.state else None)) if v is not None}
+        if body:
+            self._write(f"update issue #{number}", self.requester.requestJsonAndCheck, "PATCH",
+                        f"{self.url}/issues/{number}", input=body)
+
+
+def _issue(data: dict[str, Any]) -> IssueInfo:
+    return IssueInfo(int(data["number"]), IssueState(data.get("state", "open")), data.get("title") or "",
+                     data.get("body") or "", str((data.get("user") or {}).get("login", "")),
+                     tuple(str(label.get("name", "")) for label in data.get("labels") or () if isinstance(label, dict)))
 
 
 def _auto_merge_answer(text: str) -> AutoMergeAnswer:

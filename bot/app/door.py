@@ -38,7 +38,8 @@ PERMISSIONS: Mapping[FlowName, Mapping[str, str]] = {
     FlowName.CHECK_PR: {"metadata": READ, "contents": READ, "pull_requests": WRITE, "issues": WRITE,
                         "checks": WRITE, "statuses": WRITE},
     FlowName.CHECK_MERGE_GROUP: {"metadata": READ, "contents": READ, "checks": WRITE, "statuses": WRITE},
-    FlowName.RENDER: {"metadata": READ, "contents": WRITE, "pull_requests": WRITE, "checks": WRITE},
+    FlowName.RENDER: {"metadata": READ, "contents": WRITE, "pull_requests": WRITE, "issues": WRITE,  # the dashboard
+                      "checks": WRITE},
     FlowName.OPEN_PR: {"metadata": READ, "contents": WRITE, "pull_requests": WRITE, "issues": WRITE,
                        "checks": WRITE, "statuses": WRITE},
     FlowName.COMMAND: {"metadata": READ, "contents": WRITE, "pull_requests": WRITE, "issues": WRITE,

@@ -1,11 +1,7 @@
-"""The jobs: one per delivery, on huey, recorded in the store from start to finish.
-
-huey does not promise at-least-once delivery (a worker killed mid-job loses its message), so a
-job's start and finish are recorded with a lease its worker renews; `recover` puts every job
-whose worker died or whose lease ran out back on the queue. Transient failures (5xx, rate
-limits, a dropped connection) are retried a bounded number of times with backoff. Renders of
-one repository+branch are serialized by a lock and coalesced by a dirty mark: the lock holder
-renders again while the mark is set, so a burst of merges gives one or two renders, never a lost one.
+"""The jobs, on huey as huey means them: one task per delivery whose arguments carry the routed
+event (the worker never parses or routes again), huey's retries (with our jitter) for transient
+failures, and one periodic sweep per cluster that asks GitHub to redeliver what it failed to
+deliver. What huey lacks — leases and render coalescing — is in `leases.py`.
 """
 
 from __future__ import annotations
@@ -13,49 +9,72 @@ from __future__ import annotations
 import json
 import logging
 import random
-import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 
 import requests
-from huey import Huey, crontab
-from huey.api import TaskWrapper
+from huey import Huey, RedisHuey, SqliteHuey, crontab
+from huey.api import Task, TaskWrapper
+from huey.exceptions import RetryTask
 
 from memshelf_render.redact import mask
 
+from ..router import Route
 from . import metrics
 from .auth import InstallationTokens, TokenError
-from .identity import app_login, caused_by_app
-from .logs import log
-from .queue import Backend
-from .redeliver import redeliver_failed
-from .routing import Route, route
-from .store import DeliveryState, Store, worker_id
+from .leases import LEASE, Lease, Settled, coalesce, persist, requeue_lapsed, worker_id
+from .logs import cap, log
+from .store import State, Store
+from .store_sqlite import SqliteStore
 
-LEASE = 30.0  # seconds a running job's record stays claimed without its worker's heartbeat
-MAX_ATTEMPTS = 4
-BACKOFF = (5.0, 30.0, 120.0)  # seconds before the 2nd, 3rd and 4th attempt (jittered)
+NAME = "memshelf-bot"
+RETRIES = 3  # huey's retries after the first attempt, for transient failures
+RETRY_DELAY = 5.0  # seconds before the first retry; ×4 for each next one, jittered ±20 %
 TRANSIENT_REASONS = frozenset({"rate-limited", "unavailable"})
-RUN_TASK = "memshelf_bot.run_delivery"
-REDELIVER_TASK = "memshelf_bot.redeliver_failed"
+RUN_TASK = "memshelf_bot.run_job"
+SWEEP_TASK = "memshelf_bot.sweep"
+SWEEP_MINUTES = 5
+SWEEP_LOCK = "redelivery-sweep"
+SLUG_KEY = "app-slug"
+
+@dataclass
+class Backend:
+    huey: Huey
+    store: Store
+
+    def depth(self) -> int:
+        return int(self.huey.pending_count())
+
+    def healthy(self) -> bool:
+        """Both the queue and the store answer."""
+        try:
+            self.huey.pending_count()
+        except Exception:  # a backend down raises its own error type (sqlite3, redis)
+            return False
+        return self.store.ping()
 
 
-@dataclass(frozen=True, slots=True)
-class Job:
-    """What a flow handler gets: the route, the payload, the App's login and a token minter."""
+def open_backend(data_dir: Path | None, redis_url: str | None) -> Backend:
+    """huey on SQLite in `data_dir` (one machine) or on Redis (any number of machines)."""
+    if redis_url:
+        from .store_redis import RedisStore
 
-    key: str
-    route: Route
-    event: str
-    payload: dict[str, Any] = field(repr=False)
-    login: str
-    token: Callable[[Mapping[str, str]], str] = field(repr=False)
+        return Backend(RedisHuey(NAME, url=redis_url, results=False), RedisStore(redis_url))
+    if data_dir is None:
+        raise ValueError("a data directory or a Redis URL is required")
+    data_dir.mkdir(parents=True, exist_ok=True)
+    return Backend(SqliteHuey(NAME, filename=str(data_dir / "queue.db"), results=False),
+                   SqliteStore(data_dir / "state.db"))
 
 
-Handler = Callable[[Job], str]  # runs the flow; returns a short detail for the status page
+# runs the routed flow for one delivery; returns a short detail, raises on failure
+Handler = Callable[[str, Route, str], str]
+
+
+class FlowFailed(RuntimeError):
+    """The flow ran and failed (a permanent outcome, not retried); its text is the detail."""
 
 
 @dataclass
@@ -64,6 +83,11 @@ class Runtime:
     tokens: InstallationTokens
     handler: Handler
     run: TaskWrapper | None = None
+    lease: float = LEASE
+
+    def enqueue(self, key: str, routed: str) -> None:
+        assert self.run is not None, "register the tasks first"
+        self.run(key, routed)
 
 
 _runtime: Runtime | None = None
@@ -81,14 +105,22 @@ def current() -> Runtime:
     return _runtime
 
 
-def register(huey: Huey) -> TaskWrapper:
-    """Declare the tasks on `huey` (the same names in serve and worker); the run task."""
-    def redeliver() -> None:
-        runtime = current()
-        redeliver_failed(runtime.tokens, runtime.backend.store)
+def register(runtime: Runtime) -> TaskWrapper:
+    """Declare the tasks on the runtime's huey (the same names in serve and worker)."""
+    huey = runtime.backend.huey
+    huey.periodic_task(crontab(minute=f"*/{SWEEP_MINUTES}"), name=SWEEP_TASK)(sweep)
+    runtime.run = huey.task(retries=RETRIES, retry_delay=RETRY_DELAY, context=True, name=RUN_TASK)(run_job)
+    return runtime.run
 
-    huey.periodic_task(crontab(minute="*/5"), name=REDELIVER_TASK)(redeliver)
-    return huey.task(name=RUN_TASK)(run_delivery)
+
+def sweep() -> None:
+    """Ask GitHub to redeliver the App's failed deliveries: once per window for the whole cluster
+    (every consumer's scheduler enqueues this task; the first to take the window's lock runs it)."""
+    from .redeliver import redeliver_failed
+
+    runtime = current()
+    if runtime.backend.store.acquire(SWEEP_LOCK, worker_id(), SWEEP_MINUTES * 60 - 30):
+        redeliver_failed(runtime.tokens, runtime.backend.store)
 
 
 def is_transient(exc: BaseException) -> bool:
@@ -99,145 +131,107 @@ def is_transient(exc: BaseException) -> bool:
     return str(getattr(exc, "reason", "")) in TRANSIENT_REASONS
 
 
-class Heartbeat:
-    """Renews the job's lease (and any render lock it holds) while the job runs."""
-
-    def __init__(self, store: Store, key: str, owner: str) -> None:
-        self.store, self.key, self.owner = store, key, owner
-        self.locks: set[str] = set()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._beat, name="memshelf-bot-heartbeat", daemon=True)
-
-    def _beat(self) -> None:
-        while not self._stop.wait(LEASE / 3):
-            self.store.renew(self.key, self.owner, time.time() + LEASE)
-            for lock in list(self.locks):
-                self.store.acquire(lock, self.owner, LEASE)
-
-    def __enter__(self) -> Heartbeat:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
-
-
-def coalesced(store: Store, lock: str, beat: Heartbeat, work: Callable[[], str], rerun: bool) -> str:
-    """Run `work` under `lock` once per dirty mark taken; leave it to the holder when taken.
-
-    The front door marks on enqueue; a job that runs again (recovered after a crash, retried)
-    marks once more, since the run that took the mark may have died before rendering."""
-    if rerun:
-        store.mark(lock)
-    details: list[str] = []
-    while True:
-        if not store.acquire(lock, beat.owner, LEASE):
-            return "; ".join(details) or "coalesced into a render already running"
-        beat.locks.add(lock)
-        try:
-            while store.take_mark(lock):
-                details.append(work())
-        finally:
-            beat.locks.discard(lock)
-            store.release(lock, beat.owner)
-        if not store.has_mark(lock):  # marked after our last take, by a job that found the lock held
-            return "; ".join(details) or "coalesced into a render already running"
-
-
-def _execute(runtime: Runtime, key: str, event: str, beat: Heartbeat, rerun: bool) -> tuple[str, int]:
-    """The flow's detail and the installation it ran for (0 when it did not run)."""
-    store = runtime.backend.store
-    body = store.payload(key)
-    if body is None:
-        raise LookupError("the delivery's payload is gone")
-    payload = json.loads(body)
-    routed = route(event, payload)
-    if routed is None:
-        return "ignored", 0
-    login = app_login(store, runtime.tokens.app_slug)
-    if caused_by_app(routed.sender, login) and not routed.renders_whoever_pushed:
-        return "ignored: caused by the App itself", routed.installation_id
-
-    def token(permissions: Mapping[str, str]) -> str:
-        return runtime.tokens.token(routed.installation_id, routed.repository, permissions).token
-
-    job = Job(key, routed, event, payload, login, token)
-    if routed.lock is not None:
-        return coalesced(store, routed.lock, beat, lambda: runtime.handler(job), rerun), routed.installation_id
-    return runtime.handler(job), routed.installation_id
-
-
-def _describe(exc: BaseException) -> str:
-    """What failed, for the store (the status page) and the log: an exception's text may quote a
-    token or a pushed value, so it is masked here, once, for both."""
+def describe(exc: BaseException) -> str:
+    """What failed, for the status page and the log: masked once, for both (an exception's text
+    may quote a token or a pushed value)."""
+    if isinstance(exc, FlowFailed):
+        return mask(str(exc)[:300])
     return mask(f"{type(exc).__name__}: {str(exc)[:300]}")
 
 
-def run_delivery(key: str) -> None:
-    """The task: run one delivery's flow (a no-op when it already ran or is running elsewhere)."""
+def bot_login(slug: str) -> str:
+    return f"{slug}[bot]"
+
+
+def app_login(store: Store, tokens: InstallationTokens) -> str:
+    """The App's `<slug>[bot]`, learned from GET /app on the first job, kept for every process."""
+    slug = store.get_value(SLUG_KEY)
+    if slug is None:
+        slug = tokens.app_slug()
+        store.set_value(SLUG_KEY, slug)
+    return bot_login(slug)
+
+
+def _execute(runtime: Runtime, key: str, route: Route, lease: Lease, may_retry: bool) -> list[Settled]:
+    """The outcomes this job settled (its own among them, unless a render in progress elsewhere
+    will settle it)."""
+    store = runtime.backend.store
+    login = app_login(store, runtime.tokens)
+
+    def failed(exc: Exception) -> str | None:
+        return None if may_retry and is_transient(exc) else describe(exc)
+
+    def flow() -> str:
+        return runtime.handler(key, route, login)
+
+    if route.sender.lower() == login.lower() and not route.renders_whoever_pushed:
+        settled = Settled((key,), State.SUCCEEDED, "ignored: caused by the App itself")
+    elif route.lock is not None:
+        store.add_pending(route.lock, key)  # again: a redelivery or a rerun after a crash
+        return coalesce(store, route.lock, lease, flow, failed)
+    else:
+        try:
+            settled = Settled((key,), State.SUCCEEDED, flow())
+        except Exception as exc:
+            detail = failed(exc)
+            if detail is None:
+                raise
+            settled = Settled((key,), State.FAILED, detail)
+    persist(lambda: store.finish(settled.keys, settled.state, settled.detail, time.time()))
+    return [settled]
+
+
+def run_job(key: str, routed: str, task: Task | None = None) -> None:
+    """The task: run one routed delivery (a no-op when it already ran or is running elsewhere)."""
     runtime = current()
     store = runtime.backend.store
-    owner, started = worker_id(), time.time()
-    if not store.start(key, owner, started + LEASE, started):
-        log("job.skipped", delivery=key)
+    route = Route.from_json(routed)
+    worker, started = worker_id(), time.time()
+    if not store.start(key, worker, started + runtime.lease, json.dumps([key, routed]), started):
+        log("job.skipped", delivery=cap(key))
         return
-    record = store.get(key)
-    event = record.event if record else ""
+    retries_left = task.retries if task is not None else 0
+    attempt = RETRIES - retries_left + 1
+    log("job.started", delivery=cap(key), gh_event=route.event.name, flow=route.flow, attempt=attempt)
     calls_before = runtime.tokens.calls
-    log("job.started", delivery=key, gh_event=event, repository=record.repository if record else "")
-    state, detail, installation = DeliveryState.SUCCEEDED, "", 0
     try:
-        with Heartbeat(store, key, owner) as beat:
-            detail, installation = _execute(runtime, key, event, beat, rerun=record is None or record.runs > 1)
-    except Exception as exc:
-        attempts = record.attempts + 1 if record else MAX_ATTEMPTS
-        if is_transient(exc) and attempts < MAX_ATTEMPTS and runtime.run is not None:
-            delay = BACKOFF[attempts - 1] * random.uniform(0.8, 1.2)
-            store.retry(key, f"attempt {attempts} failed ({type(exc).__name__}); retrying")
-            runtime.run.schedule(args=(key,), delay=delay)
-            log("job.retry", logging.WARNING, delivery=key, attempt=attempts, delay=round(delay, 1),
+        with Lease(store, key, runtime.lease) as lease:
+            settled = _execute(runtime, key, route, lease, may_retry=retries_left > 0)
+    except Exception as exc:  # transient (or the store): huey runs it again after the delay, while it may
+        if task is None or task.retries <= 0:
+            settled = [Settled((key,), State.FAILED, describe(exc))]
+            persist(lambda: store.finish([key], State.FAILED, settled[0].detail, time.time()))
+        else:
+            delay = RETRY_DELAY * 4 ** (attempt - 1) * random.uniform(0.8, 1.2)
+            detail = f"attempt {attempt} failed ({type(exc).__name__}); retrying"
+            # the lease stays until just after the retry is due, so a retry lost with the queue runs anyway
+            persist(lambda: store.park(key, State.QUEUED, detail, worker, hold=time.time() + delay + runtime.lease))
+            log("job.retry", logging.WARNING, delivery=cap(key), attempt=attempt, delay=round(delay, 1),
                 error=type(exc).__name__)
-            return
-        state, detail = DeliveryState.FAILED, _describe(exc)
-        log("job.failed", logging.ERROR, delivery=key, gh_event=event, error=type(exc).__name__)
+            task.retries -= 1  # huey's RetryTask gives the retry back; this attempt used one
+            raise RetryTask(delay=delay) from None
+    own = next((s for s in settled if key in s.keys), None)
+    persist(lambda: store.park(key, State.COALESCED, "folded into the render in progress", worker))
     finished = time.time()
-    store.finish(key, state, detail, finished)
-    metrics.observe_job(store, event, state, finished - started)
-    metrics.count_api_calls(store, installation, runtime.tokens.calls - calls_before, runtime.tokens.rate_remaining)
-    log("job.finished", delivery=key, gh_event=event, outcome=state, detail=detail[:200],
-        seconds=round(finished - started, 3))
+    outcome = own.state.value if own is not None else State.COALESCED.value
+    metrics.observe_job(store, str(route.flow), route.event.name, outcome, finished - started)
+    metrics.count_api_calls(store, route.installation_id or 0, runtime.tokens.calls - calls_before,
+                            runtime.tokens.rate_remaining)
+    for s in settled:
+        log("job.finished", delivery=cap(key), settled=len(s.keys), outcome=s.state, detail=s.detail[:200],
+            seconds=round(finished - started, 3))
+    if own is None:
+        log("job.coalesced", delivery=cap(key), lock=cap(route.lock or ""))
 
 
-def recover(runtime: Runtime) -> list[str]:
-    """Enqueue again every job whose worker died or whose lease ran out."""
-    if runtime.run is None:
-        return []
-    lost = list(runtime.backend.store.recover_lost(time.time()))
-    for key in lost:
-        runtime.run(key)
-        log("job.recovered", logging.WARNING, delivery=key)
-    return lost
+def requeue(runtime: Runtime) -> list[str]:
+    """Put the task of every lapsed lease back on the queue."""
+    def enqueue(task: str) -> None:
+        key, routed = json.loads(task)
+        runtime.enqueue(key, routed)
 
+    keys = list(requeue_lapsed(runtime.backend.store, enqueue))
+    for key in keys:
+        log("job.requeued", logging.WARNING, delivery=cap(key))
+    return keys
 
-@contextmanager
-def recovering(runtime: Runtime, every: float = LEASE / 2) -> Iterator[None]:
-    """Run `recover` now and then every `every` seconds in a background thread."""
-    stop = threading.Event()
-
-    def loop() -> None:
-        while True:
-            try:
-                recover(runtime)
-            except Exception as exc:  # the store may be briefly down; try again next round
-                log("job.recover-failed", logging.WARNING, error=type(exc).__name__)
-            if stop.wait(every):
-                return
-
-    thread = threading.Thread(target=loop, name="memshelf-bot-recover", daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        thread.join()

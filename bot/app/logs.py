@@ -20,6 +20,16 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(line, ensure_ascii=True, default=str)
 
 
+HEADER_CAP = 80  # characters of a header-derived value (a delivery id, an event name) in a log line
+
+
+def cap(value: str, limit: int = HEADER_CAP) -> str:
+    """A request-derived value fit for a log field: control characters escaped, at most `limit`
+    characters (a 10 KiB X-GitHub-Delivery is not copied into every line)."""
+    escaped = value[: limit + 1].encode("unicode_escape").decode("ascii")
+    return escaped[:limit] + "…" if len(escaped) > limit or len(value) > limit else escaped
+
+
 def setup() -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormatter())

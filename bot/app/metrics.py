@@ -1,16 +1,18 @@
 """Prometheus metrics kept in the shared store, so every serve replica and worker counts into
-one place and any replica's `GET /metrics` shows the whole App (no per-process registries)."""
+one place and any replica's `GET /metrics` shows the whole App. A metric write never fails a
+request or a job: while the store is unreachable it is counted in this process, and `/metrics`
+shows this process's counts with `memshelf_bot_queue_up 0`."""
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from .store import Labels, Store
+from .store import Labels, MetricKind, Sample, Store
 
 DELIVERIES = "memshelf_bot_deliveries"
 JOBS = "memshelf_bot_jobs"
@@ -18,33 +20,47 @@ JOB_SECONDS = "memshelf_bot_job_duration_seconds"
 API_CALLS = "memshelf_bot_github_api_calls"
 RATE_REMAINING = "memshelf_bot_github_rate_limit_remaining"
 QUEUE_DEPTH = "memshelf_bot_queue_depth"
+QUEUE_UP = "memshelf_bot_queue_up"
 BUCKETS = (0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
 HELP = {
     DELIVERIES: "Webhook deliveries received, by event and outcome at the front door.",
-    JOBS: "Jobs finished, by flow and outcome.",
+    JOBS: "Jobs finished, by flow (what ran), event (what GitHub sent) and outcome.",
     API_CALLS: "Requests made to GitHub's REST API.",
     RATE_REMAINING: "GitHub's rate-limit remaining, as last reported, per installation.",
 }
+_local: dict[tuple[str, Labels], Sample] = {}  # what this process could not write to the store
+
+
+def _count(store: Store, counts: list[tuple[str, Labels, float]]) -> None:
+    try:
+        store.add(counts)
+    except Exception:  # the store is unreachable: keep them here
+        for name, labels, amount in counts:
+            old = _local.get((name, labels))
+            _local[(name, labels)] = Sample(MetricKind.COUNTER, name, labels, amount + (old.value if old else 0.0))
 
 
 def count_delivery(store: Store, event: str, outcome: str) -> None:
-    store.add(DELIVERIES, (("event", event), ("outcome", outcome)))
+    _count(store, [(DELIVERIES, (("event", event), ("outcome", outcome)), 1.0)])
 
 
-def observe_job(store: Store, flow: str, outcome: str, seconds: float) -> None:
-    store.add(JOBS, (("flow", flow), ("outcome", outcome)))
-    for bound in BUCKETS:
-        if seconds <= bound:
-            store.add(f"{JOB_SECONDS}_bucket", (("flow", flow), ("le", repr(bound))))
-    store.add(f"{JOB_SECONDS}_count", (("flow", flow),))
-    store.add(f"{JOB_SECONDS}_sum", (("flow", flow),), seconds)
+def observe_job(store: Store, flow: str, event: str, outcome: str, seconds: float) -> None:
+    counts = [(JOBS, (("event", event), ("flow", flow), ("outcome", outcome)), 1.0)]
+    counts += [(f"{JOB_SECONDS}_bucket", (("flow", flow), ("le", repr(bound))), 1.0) for bound in BUCKETS
+               if seconds <= bound]
+    counts += [(f"{JOB_SECONDS}_count", (("flow", flow),), 1.0), (f"{JOB_SECONDS}_sum", (("flow", flow),), seconds)]
+    _count(store, counts)
 
 
 def count_api_calls(store: Store, installation: int, calls: int, remaining: int | None) -> None:
+    labels = (("installation", str(installation)),)
     if calls:
-        store.add(API_CALLS, (("installation", str(installation)),), calls)
+        _count(store, [(API_CALLS, labels, float(calls))])
     if remaining is not None:
-        store.set_gauge(RATE_REMAINING, (("installation", str(installation)),), remaining)
+        try:
+            store.set_gauge(RATE_REMAINING, labels, remaining)
+        except Exception:  # the store is unreachable: keep it here
+            _local[(RATE_REMAINING, labels)] = Sample(MetricKind.GAUGE, RATE_REMAINING, labels, remaining)
 
 
 def _histograms(samples: dict[str, dict[Labels, float]]) -> Iterator[Metric]:
@@ -63,9 +79,17 @@ class StoreCollector(Collector):
         self.store = store
         self.queue_depth = queue_depth
 
+    def _samples(self) -> tuple[Sequence[Sample], int | None]:
+        """The cluster's samples and queue depth, or this process's and None when unreachable."""
+        try:
+            return self.store.samples(), self.queue_depth()
+        except Exception:  # the store or the queue is down (its own error type)
+            return list(_local.values()), None
+
     def collect(self) -> Iterator[Metric]:
+        samples, depth = self._samples()
         by_name: dict[str, dict[Labels, float]] = defaultdict(dict)
-        for sample in self.store.samples():
+        for sample in samples:
             by_name[sample.name][sample.labels] = sample.value
         for name, doc in HELP.items():
             labelled = by_name.get(name, {})
@@ -75,11 +99,14 @@ class StoreCollector(Collector):
                 family.add_metric([v for _, v in labels], value)
             yield family
         yield from _histograms(by_name)
-        yield GaugeMetricFamily(QUEUE_DEPTH, "Jobs waiting in the queue.", value=self.queue_depth())
+        yield GaugeMetricFamily(QUEUE_UP, "1 when the queue and the store answer, 0 when they do not.",
+                                value=0 if depth is None else 1)
+        if depth is not None:
+            yield GaugeMetricFamily(QUEUE_DEPTH, "Jobs waiting in the queue.", value=depth)
 
 
 def exposition(store: Store, queue_depth: Callable[[], int]) -> bytes:
-    """The Prometheus text format of every metric in the store."""
+    """The Prometheus text format of every metric in the store (or this process's, when down)."""
     registry = CollectorRegistry(auto_describe=False)
     registry.register(StoreCollector(store, queue_depth))
     return generate_latest(registry)

@@ -10,6 +10,7 @@ from pathlib import Path
 DEFAULT_GITHUB_URL = "https://api.github.com"
 DEFAULT_DATA_DIR = "memshelf-bot-data"
 DEFAULT_WORKERS = 2
+DEFAULT_ADMIN_PORT = 9090
 DEFAULT_GRACE = 30.0  # seconds running jobs get to finish after SIGTERM
 
 
@@ -30,8 +31,12 @@ def _queue_options(p: argparse.ArgumentParser) -> None:
 
 def add_serve(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("serve", help="App mode: the webhook server (+ job workers unless --workers 0)")
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--host", default="127.0.0.1", help="address of POST /webhook and GET /healthz (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8080, help="port (default 8080; 0 picks a free one)")
+    p.add_argument("--admin-host", default="127.0.0.1",
+                   help="address of the status page and /metrics (default 127.0.0.1: keep them private)")
+    p.add_argument("--admin-port", type=int, default=DEFAULT_ADMIN_PORT,
+                   help=f"port of the status page and /metrics (default {DEFAULT_ADMIN_PORT}; 0 picks a free one)")
     _queue_options(p)
     p.set_defaults(handler="bot.app.serve:cli_main")
 

@@ -1,26 +1,32 @@
-"""What `serve` and `worker` share: the command-line options, the configuration check, the
-job runtime, the huey consumer (process workers), and a graceful stop on SIGTERM."""
+"""What `serve` and `worker` share: the configuration check, the job runtime, huey's consumer
+(process workers that die with it), the lease sweep, and a graceful stop on SIGTERM."""
 
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from huey import Huey
 from huey.consumer import Consumer, ProcessEnvironment
 
+from memshelf_render.parallel import die_with
+
+from ..router import Route
 from . import jobs
 from .auth import InstallationTokens
 from .config import AppConfig, ConfigError, load_config
+from .jobs import Backend, open_backend
 from .logs import log
 from .options import DEFAULT_DATA_DIR, DEFAULT_GRACE
-from .queue import Backend, open_backend
 
 
 def configure(args: argparse.Namespace, command: str, min_workers: int) -> AppConfig | None:
@@ -44,36 +50,90 @@ def backend_for(args: argparse.Namespace) -> Backend:
     return open_backend(args.data_dir or Path(DEFAULT_DATA_DIR), args.redis)
 
 
-class Flows:
-    """The flow handler, imported at the first job (in the worker that runs it): the flows pull in
-    the core and git, which the webhook server itself never needs."""
+class DoorHandler:
+    """The job handler: the App's door runs the routed flow (imported at the first job, in the
+    worker that runs it: the door pulls in the adapter and git, which the webhook server never
+    needs). The same key on every run, so a re-run job finds its own check run."""
 
     def __init__(self, config: AppConfig, tokens: InstallationTokens) -> None:
         self.config, self.tokens = config, tokens
-        self._handler: jobs.Handler | None = None
 
-    def __call__(self, job: jobs.Job) -> str:
-        if self._handler is None:
-            from .flows import FlowHandler
+    def __call__(self, key: str, route: Route, login: str) -> str:
+        from ..flows.result import FlowOutcome
+        from .door import run_route
 
-            self._handler = FlowHandler(self.config, self.tokens)
-        return self._handler(job)
+        result = run_route(route, key=key, config=self.config, tokens=self.tokens, login=login)
+        detail = f"{route.flow}: {result.outcome}" + (f": {result.detail}" if result.detail else "")
+        if result.outcome is FlowOutcome.FAILED:
+            raise jobs.FlowFailed(detail)
+        return detail
 
 
 def runtime_for(config: AppConfig, backend: Backend) -> jobs.Runtime:
     tokens = InstallationTokens(config)
-    runtime = jobs.Runtime(backend, tokens, Flows(config, tokens))
-    runtime.run = jobs.register(backend.huey)
+    runtime = jobs.Runtime(backend, tokens, DoorHandler(config, tokens))
+    jobs.register(runtime)
     jobs.install(runtime)
     return runtime
 
 
+class QuietQueue:
+    """huey's reads of the queue, logged once per outage (not a traceback a second) and backed
+    off, so a worker waits out a Redis restart quietly."""
+
+    def __init__(self, huey: Huey, stop: Callable[[float], bool] = lambda s: bool(time.sleep(s))) -> None:
+        self.down, self.delay, self.stop = False, 0.5, stop
+        self._dequeue, self._read_schedule = huey.dequeue, huey.read_schedule
+        huey.dequeue = self.dequeue  # type: ignore[method-assign]
+        huey.read_schedule = self.read_schedule  # type: ignore[method-assign]
+
+    def _guard(self, read: Callable[[], Any], empty: Any) -> Any:
+        try:
+            found = read()
+        except Exception as exc:  # the queue's own error type (sqlite3, redis)
+            if not self.down:
+                log("queue.unreachable", logging.WARNING, error=type(exc).__name__)
+                self.down = True
+            self.stop(self.delay)
+            self.delay = min(self.delay * 2, 10.0)
+            return empty
+        if self.down:
+            log("queue.reachable")
+            self.down, self.delay = False, 0.5
+        return found
+
+    def dequeue(self) -> Any:
+        return self._guard(self._dequeue, None)
+
+    def read_schedule(self, timestamp: Any = None) -> Any:
+        return self._guard(lambda: self._read_schedule(timestamp), [])
+
+
+def _tied_to(parent: int) -> None:
+    """In a job process: die when the worker that forked it dies — at once on Linux (the core's
+    `die_with`: the kernel's parent-death signal), else within a second (a watch on the parent)."""
+    die_with(parent)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="memshelf-bot-parent-watch", daemon=True).start()
+
+
 class _Workers(ProcessEnvironment):
-    """huey's forked worker processes, but not daemonic: a job may fork helpers of its own (the
-    core checks and renders a big shelf on every core), which a daemonic process may not."""
+    """huey's forked worker processes, tied to the worker's life (no orphan keeps taking jobs),
+    and not daemonic: a job may fork helpers of its own (the core checks a big shelf on every core)."""
 
     def create_process(self, runnable: Callable[[], None], name: str) -> Any:
-        process = super().create_process(runnable, name)
+        parent = os.getpid()
+
+        def run() -> None:
+            _tied_to(parent)
+            runnable()
+
+        process = super().create_process(run, name)
         process.daemon = False
         return process
 
@@ -86,11 +146,39 @@ class _Consumer(Consumer):
 def start_consumer(runtime: jobs.Runtime, workers: int, grace: float = DEFAULT_GRACE) -> Consumer:
     """huey's consumer with `workers` forked processes (the core forks its own helpers, so no
     threads); started before any thread of ours exists. On stop, running jobs get `grace` seconds."""
-    consumer = _Consumer(runtime.backend.huey, workers=workers, worker_type="process", periodic=True,
-                        graceful_signal="TERM", shutdown_timeout=grace, initial_delay=0.05, max_delay=1.0,
-                        check_worker_health=True)
+    huey = runtime.backend.huey
+    QuietQueue(huey)
+    consumer = _Consumer(huey, workers=workers, worker_type="process", periodic=True, graceful_signal="TERM",
+                         shutdown_timeout=grace, initial_delay=0.05, max_delay=1.0, check_worker_health=True)
     consumer.start()
     return consumer
+
+
+@contextmanager
+def requeueing(runtime: jobs.Runtime) -> Iterator[None]:
+    """Put lapsed leases' tasks back on the queue now and every half lease, in a thread."""
+    stop = threading.Event()
+
+    def loop() -> None:
+        down = False
+        while True:
+            try:
+                jobs.requeue(runtime)
+                down = False
+            except Exception as exc:  # the store is down: once per outage, then again next round
+                if not down:
+                    log("job.requeue-failed", logging.WARNING, error=type(exc).__name__)
+                down = True
+            if stop.wait(runtime.lease / 2):
+                return
+
+    thread = threading.Thread(target=loop, name="memshelf-bot-requeue", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
 
 
 @contextmanager
@@ -118,7 +206,7 @@ def supervise(stop: threading.Event, consumer: Consumer | None) -> None:
 
 
 def stop_consumer(consumer: Consumer | None) -> None:
-    """Stop taking jobs; let running ones finish within the grace, then interrupt them (they run
-    again after restart: their records stay 'running' and their lease lapses)."""
+    """Stop taking jobs; let running ones finish within the grace, then interrupt them (their
+    leases lapse and they run again after restart)."""
     if consumer is not None:
         consumer.stop(graceful=True)

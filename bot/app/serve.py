@@ -1,8 +1,9 @@
-"""`memshelf-bot serve`: the webhook server (waitress) and, unless `--workers 0`, job workers.
+"""`memshelf-bot serve`: the webhook listener and the admin listener (waitress) and, unless
+`--workers 0`, job workers.
 
-It prints `ready <base url>` once it listens (`--port 0` picks a free port) and calls nothing on
-GitHub before its first job, so it may start before the GitHub it points at. SIGTERM: stop
-accepting, let running jobs finish within the grace period, exit 0.
+It prints `ready <webhook url>` then `admin <admin url>` once both listen (a port of 0 picks a
+free one) and calls nothing on GitHub before its first job, so it may start before the GitHub it
+points at. SIGTERM: stop accepting, let running jobs finish within the grace period, exit 0.
 """
 
 from __future__ import annotations
@@ -10,23 +11,30 @@ from __future__ import annotations
 import argparse
 import threading
 from contextlib import nullcontext
+from typing import Any
 
 from waitress.server import create_server
 
-from . import jobs, logs
+from . import logs
 from .logs import log
 from .process import (
     backend_for,
     configure,
+    requeueing,
     runtime_for,
     start_consumer,
     stop_consumer,
     supervise,
     until_signalled,
 )
-from .wsgi import WebhookApp
+from .wsgi import AdminApp, WebhookApp
 
 SERVER_THREADS = 8
+ADMIN_THREADS = 2
+
+
+def _url(host: str, server: Any) -> str:
+    return f"http://{host if ':' not in host else f'[{host}]'}:{server.effective_port}"
 
 
 def cli_main(args: argparse.Namespace) -> int:
@@ -36,23 +44,28 @@ def cli_main(args: argparse.Namespace) -> int:
     logs.setup()
     backend = backend_for(args)
     runtime = runtime_for(config, backend)
-    assert runtime.run is not None
     consumer = start_consumer(runtime, args.workers, args.grace) if args.workers else None
-    app = WebhookApp(config.webhook_secret, backend.store, runtime.run, backend.depth, backend.healthy)
-    server = create_server(app, host=args.host, port=args.port, threads=SERVER_THREADS, ident="memshelf-bot",
-                           clear_untrusted_proxy_headers=True)
-    host = args.host if ":" not in args.host else f"[{args.host}]"
-    url = f"http://{host}:{server.effective_port}"
+    webhook = create_server(WebhookApp(config.webhook_secret, backend.store, runtime.enqueue, backend.healthy),
+                            host=args.host, port=args.port, threads=SERVER_THREADS, ident="memshelf-bot",
+                            clear_untrusted_proxy_headers=True)
+    admin = create_server(AdminApp(backend.store, backend.depth), host=args.admin_host, port=args.admin_port,
+                          threads=ADMIN_THREADS, ident="memshelf-bot", clear_untrusted_proxy_headers=True)
+    servers = (webhook, admin)
     with until_signalled() as stop:
-        listener = threading.Thread(target=server.run, name="memshelf-bot-http", daemon=True)
-        listener.start()
-        log("listening", url=url, workers=args.workers, queue="redis" if args.redis else "sqlite")
+        threads = [threading.Thread(target=s.run, name="memshelf-bot-http", daemon=True) for s in servers]
+        for thread in threads:
+            thread.start()
+        url, admin_url = _url(args.host, webhook), _url(args.admin_host, admin)
+        log("listening", url=url, admin=admin_url, workers=args.workers, queue="redis" if args.redis else "sqlite")
         print(f"ready {url}", flush=True)
-        with jobs.recovering(runtime) if consumer is not None else nullcontext():
+        print(f"admin {admin_url}", flush=True)
+        with requeueing(runtime) if consumer is not None else nullcontext():
             supervise(stop, consumer)
-            server.close()  # stop accepting; requests in flight finish
-            listener.join(10)
-            server.task_dispatcher.shutdown(timeout=10)
+            for server in servers:
+                server.close()  # stop accepting; requests in flight finish
+            for server, thread in zip(servers, threads, strict=True):
+                thread.join(10)
+                server.task_dispatcher.shutdown(timeout=10)
             stop_consumer(consumer)
     log("stopped")
     return 0

@@ -1,31 +1,35 @@
-"""The App's shared state: one record per delivery, metrics, render locks and marks.
+"""The App's shared state beside huey's queue: one outcome record per delivery (the
+de-duplication and the status page — never the payload, never a copy of the queue), the leases
+of running jobs, render locks and their pending deliveries, the metrics.
 
-`serve` replicas and workers are separate processes (and, on Redis, separate machines), so
-everything they must agree on lives here and every decision is one atomic step in the backend:
-claiming a delivery, starting its job, taking a render lock, taking a render's dirty mark.
-Two backends: `SqliteStore` (in --data-dir, next to the SQLite queue) and `RedisStore`.
+`serve` replicas and workers are separate processes (on Redis, separate machines), so each
+decision is one atomic step in the backend. Two backends: `SqliteStore` (in --data-dir, next to
+the SQLite queue) and `RedisStore`; `jobs.open_backend` pairs each with its huey.
 """
 
 from __future__ import annotations
 
-import os
-import socket
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
-RECENT = 200  # deliveries kept for the status page
-STALE_CLAIM = 3600.0  # seconds after which a received/queued delivery that never started counts as lost
+RECENT = 200  # records kept for the status page
+UNQUEUED_AFTER = 60.0  # seconds after which a record whose enqueue never confirmed may be claimed again
 Labels = tuple[tuple[str, str], ...]
 
 
-class DeliveryState(StrEnum):
-    RECEIVED = "received"
-    QUEUED = "queued"
-    RUNNING = "running"
+class State(StrEnum):
+    RECEIVED = "received"  # claimed at the front door, not yet confirmed on the queue
+    QUEUED = "queued"  # on the queue (or waiting for a retry)
+    RUNNING = "running"  # a job holds its lease
+    COALESCED = "coalesced"  # folded into a render another job holds; takes that render's outcome
     SUCCEEDED = "succeeded"
     FAILED = "failed"
+
+    @property
+    def final(self) -> bool:
+        return self in (State.SUCCEEDED, State.FAILED)
 
 
 class MetricKind(StrEnum):
@@ -34,21 +38,18 @@ class MetricKind(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
-class Delivery:
-    """What the store knows about one delivery (never its payload, which is read separately)."""
+class Record:
+    """What the store knows about one delivery: where it is, and how it ended."""
 
     key: str
     event: str
     action: str
     repository: str
-    state: DeliveryState
+    state: State
     received_at: float
     started_at: float | None = None
     finished_at: float | None = None
-    runs: int = 0
-    attempts: int = 0
-    owner: str = ""
-    lease_until: float = 0.0
+    runs: int = 0  # jobs started for it (a lapsed lease's job runs again)
     detail: str = ""
 
     @property
@@ -56,15 +57,6 @@ class Delivery:
         if self.started_at is None or self.finished_at is None:
             return None
         return max(self.finished_at - self.started_at, 0.0)
-
-
-@dataclass(frozen=True, slots=True)
-class NewDelivery:
-    key: str
-    event: str
-    action: str
-    repository: str
-    payload: bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,87 +72,65 @@ def delivery_key(guid: str, hook_id: str) -> str:
     return f"{hook_id or '-'}:{guid}"
 
 
-def worker_id() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"
-
-
-def owner_alive(owner: str) -> bool:
-    """False only when `owner` is a process on this host that no longer exists; a process on
-    another host is judged by its lease alone."""
-    host, _, pid = owner.rpartition(":")
-    if host != socket.gethostname() or not pid.isdigit():
+def may_claim(current: Record | None, now: float) -> bool:
+    """A delivery runs when it is new, failed, or its enqueue was never confirmed; a succeeded or
+    live one (queued, running, coalesced: the lease sweep brings a lost one back) is a duplicate."""
+    if current is None or current.state is State.FAILED:
         return True
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def may_claim(current: Delivery | None, now: float) -> bool:
-    """A delivery runs when it is new, failed, or lost (its worker's lease ran out, or it never
-    started within STALE_CLAIM); a succeeded or live one is a duplicate."""
-    if current is None or current.state is DeliveryState.FAILED:
-        return True
-    if current.state is DeliveryState.SUCCEEDED:
-        return False
-    if current.state is DeliveryState.RUNNING:
-        return current.lease_until < now or not owner_alive(current.owner)
-    return now - current.received_at > STALE_CLAIM
+    return current.state is State.RECEIVED and now - current.received_at > UNQUEUED_AFTER
 
 
 class Store(Protocol):
     def ping(self) -> bool:
-        """True when the backend answers (GET /healthz)."""
+        """True when the backend answers."""
 
-    def claim(self, new: NewDelivery, now: float) -> bool:
-        """Record a delivery as received, unless it is a duplicate (see `may_claim`); atomic."""
+    def claim(self, record: Record) -> bool:
+        """Record a delivery as received (at `record.received_at`) unless it is a duplicate
+        (`may_claim`); atomic."""
 
     def set_queued(self, key: str) -> None: ...
 
     def release_claim(self, key: str) -> None:
         """Forget a delivery that was received but could not be enqueued (its redelivery is new)."""
 
-    def start(self, key: str, owner: str, lease_until: float, now: float) -> bool:
-        """received|queued → running for `owner`; False when the job is not (or no longer) due."""
+    def start(self, key: str, worker: str, until: float, task: str, now: float) -> bool:
+        """received|queued → running, with a lease for `worker` holding `task` (the huey task's
+        arguments) until `until`; False when the delivery is not (or no longer) due."""
 
-    def renew(self, key: str, owner: str, lease_until: float) -> None: ...
+    def renew(self, key: str, worker: str, until: float) -> None: ...
 
-    def finish(self, key: str, state: DeliveryState, detail: str, now: float) -> None:
-        """running → succeeded|failed; the payload is dropped."""
+    def park(self, key: str, state: State, detail: str, worker: str, hold: float = 0.0) -> None:
+        """running → `state` (queued for a retry, coalesced; a finished record keeps its
+        outcome); `worker`'s lease on it dropped (the end of a job), or held until `hold`."""
 
-    def retry(self, key: str, detail: str) -> int:
-        """running → queued for another attempt; the number of attempts so far."""
+    def finish(self, keys: Sequence[str], state: State, detail: str, now: float) -> None:
+        """Any unfinished of `keys` → `state` (their jobs' leases are theirs to drop)."""
 
-    def get(self, key: str) -> Delivery | None: ...
+    def lapsed(self, now: float) -> Sequence[tuple[str, str]]:
+        """(key, task) of each lease that ran out, taken (each by exactly one caller) and its
+        record put back to queued, so the caller enqueues the task again."""
 
-    def payload(self, key: str) -> bytes | None: ...
+    def get(self, key: str) -> Record | None: ...
 
-    def recover_lost(self, now: float) -> Sequence[str]:
-        """Running deliveries whose worker died or whose lease ran out, moved back to queued
-        (each by exactly one caller) so the caller can enqueue them again."""
+    def recent(self, limit: int) -> Sequence[Record]: ...
 
-    def recent(self, limit: int) -> Sequence[Delivery]: ...
+    def acquire(self, lock: str, owner: str, ttl: float) -> bool:
+        """Take (or renew) `lock` for `owner` for `ttl` seconds; False while another holds it."""
 
-    def add(self, name: str, labels: Labels, amount: float = 1.0) -> None: ...
+    def release(self, lock: str, owner: str) -> None: ...
+
+    def add_pending(self, lock: str, key: str) -> None: ...
+
+    def pending(self, lock: str) -> Sequence[str]: ...
+
+    def drop_pending(self, lock: str, keys: Sequence[str]) -> None: ...
+
+    def add(self, counts: Sequence[tuple[str, Labels, float]]) -> None:
+        """Add to counters (name, labels, amount), in one write."""
 
     def set_gauge(self, name: str, labels: Labels, value: float) -> None: ...
 
     def samples(self) -> Sequence[Sample]: ...
-
-    def acquire(self, lock: str, owner: str, ttl: float) -> bool: ...
-
-    def release(self, lock: str, owner: str) -> None: ...
-
-    def mark(self, name: str) -> None:
-        """Set a dirty mark (idempotent)."""
-
-    def take_mark(self, name: str) -> bool:
-        """Clear a dirty mark; True when it was set."""
-
-    def has_mark(self, name: str) -> bool: ...
 
     def first_time(self, group: str, member: str) -> bool:
         """True exactly once per (group, member), across every process."""

@@ -9,68 +9,94 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from .store import (
-    RECENT,
-    STALE_CLAIM,
-    Delivery,
-    DeliveryState,
-    Labels,
-    MetricKind,
-    NewDelivery,
-    Sample,
-    owner_alive,
-)
+from .store import RECENT, UNQUEUED_AFTER, Labels, MetricKind, Record, Sample, State
 
 PREFIX = "memshelf-bot:"
 RECENT_KEY = PREFIX + "recent"
-RUNNING_KEY = PREFIX + "running"
+LEASE_UNTIL, LEASE_WORKER, LEASE_TASK = PREFIX + "lease:until", PREFIX + "lease:worker", PREFIX + "lease:task"
 SAMPLES_KEY = {MetricKind.COUNTER: PREFIX + "counters", MetricKind.GAUGE: PREFIX + "gauges"}
-FLOATS = ("received_at", "started_at", "finished_at", "lease_until")
-INTS = ("runs", "attempts")
 
-# KEYS: record, payload; ARGV: now, stale, event, action, repository, payload, running-or-lost flag
+# KEYS: record, recent; ARGV: now, unqueued-after, event, action, repository, key, recent size
 CLAIM = """
 local state = redis.call('HGET', KEYS[1], 'state')
-if state then
-  if state == 'succeeded' then return 0 end
-  if state == 'running' and ARGV[7] ~= '1' then return 0 end
-  if (state == 'received' or state == 'queued') and
-     tonumber(ARGV[1]) - tonumber(redis.call('HGET', KEYS[1], 'received_at')) <= tonumber(ARGV[2]) then
-    return 0
-  end
+if state and state ~= 'failed' and not (state == 'received' and
+   tonumber(ARGV[1]) - tonumber(redis.call('HGET', KEYS[1], 'received_at')) > tonumber(ARGV[2])) then
+  return 0
 end
-local runs = redis.call('HGET', KEYS[1], 'runs') or 0
 redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[1], 'event', ARGV[3], 'action', ARGV[4], 'repository', ARGV[5],
-           'state', 'received', 'received_at', ARGV[1], 'runs', runs)
-redis.call('SET', KEYS[2], ARGV[6])
+redis.call('HSET', KEYS[1], 'event', ARGV[3], 'action', ARGV[4], 'repository', ARGV[5], 'state', 'received',
+           'received_at', ARGV[1])
+redis.call('ZADD', KEYS[2], ARGV[1], ARGV[6])
+redis.call('ZREMRANGEBYRANK', KEYS[2], 0, -tonumber(ARGV[7]) - 1)
 return 1
 """
-# KEYS: record; ARGV: owner, lease_until, now
+# KEYS: record, lease until, lease worker, lease task; ARGV: key, worker, until, task, now
 START = """
 local state = redis.call('HGET', KEYS[1], 'state')
 if state ~= 'received' and state ~= 'queued' then return 0 end
-redis.call('HSET', KEYS[1], 'state', 'running', 'owner', ARGV[1], 'lease_until', ARGV[2], 'started_at', ARGV[3])
+redis.call('HSET', KEYS[1], 'state', 'running', 'started_at', ARGV[5])
 redis.call('HDEL', KEYS[1], 'finished_at')
 redis.call('HINCRBY', KEYS[1], 'runs', 1)
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
+redis.call('HSET', KEYS[4], ARGV[1], ARGV[4])
 return 1
 """
-# KEYS: record; ARGV: the state expected, then field/value pairs to set when it is in that state
+# KEYS: lease until, lease worker; ARGV: key, worker, until
+RENEW = """
+if redis.call('HGET', KEYS[2], ARGV[1]) == ARGV[2] then redis.call('ZADD', KEYS[1], 'XX', ARGV[3], ARGV[1]) end
+return 0
+"""
+# KEYS: record, lease until, lease worker, lease task; ARGV: key, state, detail, worker, finished_at, hold
+# With a worker: running → state, and that worker's lease dropped (or held until `hold`).
+# Without: unfinished → state.
+SETTLE = """
+local state = redis.call('HGET', KEYS[1], 'state')
+local worker = ARGV[4]
+if (worker ~= '' and state == 'running') or
+   (worker == '' and state and state ~= 'succeeded' and state ~= 'failed') then
+  redis.call('HSET', KEYS[1], 'state', ARGV[2], 'detail', ARGV[3])
+  if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'finished_at', ARGV[5]) end
+end
+if worker ~= '' and redis.call('HGET', KEYS[3], ARGV[1]) == worker then
+  if ARGV[6] ~= '0' then redis.call('ZADD', KEYS[2], ARGV[6], ARGV[1]) return 1 end
+  redis.call('ZREM', KEYS[2], ARGV[1])
+  redis.call('HDEL', KEYS[3], ARGV[1])
+  redis.call('HDEL', KEYS[4], ARGV[1])
+end
+return 1
+"""
+# KEYS: lease until, lease worker, lease task; ARGV: now, record prefix
+LAPSED = """
+local found = {}
+for _, key in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[1])) do
+  local task = redis.call('HGET', KEYS[3], key)
+  redis.call('ZREM', KEYS[1], key)
+  redis.call('HDEL', KEYS[2], key)
+  redis.call('HDEL', KEYS[3], key)
+  local record = ARGV[2] .. key
+  if redis.call('HGET', record, 'state') == 'running' then redis.call('HSET', record, 'state', 'queued') end
+  if task then table.insert(found, key); table.insert(found, task) end
+end
+return found
+"""
+# KEYS: record; ARGV: from, to
 IF_STATE = """
 if redis.call('HGET', KEYS[1], 'state') ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+redis.call('HSET', KEYS[1], 'state', ARGV[2])
 return 1
 """
-# KEYS: record, payload
+# KEYS: record, recent; ARGV: key
 RELEASE_CLAIM = """
 if redis.call('HGET', KEYS[1], 'state') ~= 'received' then return 0 end
-redis.call('DEL', KEYS[1], KEYS[2])
+redis.call('DEL', KEYS[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
 return 1
 """
-# KEYS: lock; ARGV: owner, ttl ms, force (the holder is dead)
+# KEYS: lock; ARGV: owner, ttl ms
 ACQUIRE = """
 local holder = redis.call('GET', KEYS[1])
-if holder and holder ~= ARGV[1] and ARGV[3] ~= '1' then return 0 end
+if holder and holder ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return 1
 """
@@ -84,18 +110,14 @@ def _text(value: Any) -> str:
     return value.decode("utf-8") if isinstance(value, bytes) else str(value)
 
 
-def _delivery(key: str, raw: dict[bytes, bytes]) -> Delivery:
-    values: dict[str, Any] = {_text(k): _text(v) for k, v in raw.items()}
-    return Delivery(
-        key=key, event=values.get("event", ""), action=values.get("action", ""),
-        repository=values.get("repository", ""), state=DeliveryState(values["state"]),
-        received_at=float(values.get("received_at", 0)),
-        started_at=float(values["started_at"]) if values.get("started_at") else None,
-        finished_at=float(values["finished_at"]) if values.get("finished_at") else None,
-        runs=int(values.get("runs", 0)), attempts=int(values.get("attempts", 0)),
-        owner=values.get("owner", ""), lease_until=float(values.get("lease_until") or 0),
-        detail=values.get("detail", ""),
-    )
+def _record(key: str, raw: dict[bytes, bytes]) -> Record:
+    values = {_text(k): _text(v) for k, v in raw.items()}
+    return Record(key=key, event=values.get("event", ""), action=values.get("action", ""),
+                  repository=values.get("repository", ""), state=State(values["state"]),
+                  received_at=float(values.get("received_at", 0)),
+                  started_at=float(values["started_at"]) if values.get("started_at") else None,
+                  finished_at=float(values["finished_at"]) if values.get("finished_at") else None,
+                  runs=int(values.get("runs", 0)), detail=values.get("detail", ""))
 
 
 class RedisStore:
@@ -104,20 +126,18 @@ class RedisStore:
 
         self.url = url
         self.client = redis.Redis.from_url(url, socket_timeout=10, socket_connect_timeout=5)
-        self._claim = self.client.register_script(CLAIM)
-        self._start = self.client.register_script(START)
-        self._if_state = self.client.register_script(IF_STATE)
-        self._acquire = self.client.register_script(ACQUIRE)
-        self._release = self.client.register_script(RELEASE)
-        self._release_claim = self.client.register_script(RELEASE_CLAIM)
+        script = self.client.register_script
+        self._claim, self._start, self._renew = script(CLAIM), script(START), script(RENEW)
+        self._settle, self._lapsed, self._if_state = script(SETTLE), script(LAPSED), script(IF_STATE)
+        self._acquire, self._release = script(ACQUIRE), script(RELEASE)
+        self._release_claim = script(RELEASE_CLAIM)
 
     @staticmethod
-    def _record(key: str) -> str:
+    def _key(key: str) -> str:
         return f"{PREFIX}delivery:{key}"
 
-    @staticmethod
-    def _payload(key: str) -> str:
-        return f"{PREFIX}payload:{key}"
+    def _lease_keys(self, key: str) -> list[str]:
+        return [self._key(key), LEASE_UNTIL, LEASE_WORKER, LEASE_TASK]
 
     def ping(self) -> bool:
         import redis
@@ -127,82 +147,69 @@ class RedisStore:
         except redis.RedisError:
             return False
 
-    def claim(self, new: NewDelivery, now: float) -> bool:
-        current = self.get(new.key)
-        lost = current is not None and current.state is DeliveryState.RUNNING and (
-            current.lease_until < now or not owner_alive(current.owner))
-        claimed = self._claim(keys=[self._record(new.key), self._payload(new.key)],
-                              args=[repr(now), STALE_CLAIM, new.event, new.action, new.repository,
-                                    new.payload, "1" if lost else "0"])
-        if claimed:
-            pipe = self.client.pipeline()
-            pipe.zadd(RECENT_KEY, {new.key: now})
-            pipe.zremrangebyrank(RECENT_KEY, 0, -RECENT - 1)
-            pipe.execute()
-        return bool(claimed)
+    def claim(self, record: Record) -> bool:
+        return bool(self._claim(keys=[self._key(record.key), RECENT_KEY],
+                                args=[repr(record.received_at), UNQUEUED_AFTER, record.event, record.action,
+                                      record.repository, record.key, RECENT]))
 
     def set_queued(self, key: str) -> None:
-        self._if_state(keys=[self._record(key)], args=[DeliveryState.RECEIVED, "state", DeliveryState.QUEUED])
+        self._if_state(keys=[self._key(key)], args=[State.RECEIVED, State.QUEUED])
 
     def release_claim(self, key: str) -> None:
-        if self._release_claim(keys=[self._record(key), self._payload(key)]):
-            self.client.zrem(RECENT_KEY, key)
+        self._release_claim(keys=[self._key(key), RECENT_KEY], args=[key])
 
-    def start(self, key: str, owner: str, lease_until: float, now: float) -> bool:
-        if not self._start(keys=[self._record(key)], args=[owner, repr(lease_until), repr(now)]):
-            return False
-        self.client.sadd(RUNNING_KEY, key)
-        return True
+    def start(self, key: str, worker: str, until: float, task: str, now: float) -> bool:
+        return bool(self._start(keys=self._lease_keys(key), args=[key, worker, repr(until), task, repr(now)]))
 
-    def renew(self, key: str, owner: str, lease_until: float) -> None:
-        if _text(self.client.hget(self._record(key), "owner") or b"") == owner:
-            self._if_state(keys=[self._record(key)], args=[DeliveryState.RUNNING, "lease_until", repr(lease_until)])
+    def renew(self, key: str, worker: str, until: float) -> None:
+        self._renew(keys=[LEASE_UNTIL, LEASE_WORKER], args=[key, worker, repr(until)])
 
-    def finish(self, key: str, state: DeliveryState, detail: str, now: float) -> None:
-        if self._if_state(keys=[self._record(key)],
-                            args=[DeliveryState.RUNNING, "state", state, "detail", detail, "finished_at", repr(now), "lease_until", 0]):
-            self.client.delete(self._payload(key))
-            self.client.srem(RUNNING_KEY, key)
+    def park(self, key: str, state: State, detail: str, worker: str, hold: float = 0.0) -> None:
+        self._settle(keys=self._lease_keys(key), args=[key, state, detail, worker, "", repr(hold) if hold else "0"])
 
-    def retry(self, key: str, detail: str) -> int:
-        if self._if_state(keys=[self._record(key)],
-                            args=[DeliveryState.RUNNING, "state", DeliveryState.QUEUED, "detail", detail, "lease_until", 0]):
-            self.client.srem(RUNNING_KEY, key)
-            return int(self.client.hincrby(self._record(key), "attempts", 1))
-        return int(self.client.hget(self._record(key), "attempts") or 0)
+    def finish(self, keys: Sequence[str], state: State, detail: str, now: float) -> None:
+        pipe = self.client.pipeline()
+        for key in keys:
+            self._settle(keys=self._lease_keys(key), args=[key, state, detail, "", repr(now), "0"], client=pipe)
+        pipe.execute()
 
-    def get(self, key: str) -> Delivery | None:
-        raw = self.client.hgetall(self._record(key))
-        return _delivery(key, raw) if raw else None
+    def lapsed(self, now: float) -> Sequence[tuple[str, str]]:
+        flat = [_text(v) for v in self._lapsed(keys=[LEASE_UNTIL, LEASE_WORKER, LEASE_TASK],
+                                               args=[repr(now), self._key("")])]
+        return list(zip(flat[::2], flat[1::2], strict=True))
 
-    def payload(self, key: str) -> bytes | None:
-        value = self.client.get(self._payload(key))
-        return bytes(value) if value is not None else None
+    def get(self, key: str) -> Record | None:
+        raw = self.client.hgetall(self._key(key))
+        return _record(key, raw) if raw else None
 
-    def recover_lost(self, now: float) -> Sequence[str]:
-        lost = []
-        for raw_key in self.client.smembers(RUNNING_KEY):
-            key = _text(raw_key)
-            current = self.get(key)
-            if current is None or current.state is not DeliveryState.RUNNING:
-                self.client.srem(RUNNING_KEY, key)
-                continue
-            if current.lease_until >= now and owner_alive(current.owner):
-                continue
-            if self.client.srem(RUNNING_KEY, key) and self._if_state(
-                    keys=[self._record(key)], args=[DeliveryState.RUNNING, "state", DeliveryState.QUEUED, "lease_until", 0]):
-                lost.append(key)
-        return lost
-
-    def recent(self, limit: int) -> Sequence[Delivery]:
+    def recent(self, limit: int) -> Sequence[Record]:
         keys = [_text(k) for k in self.client.zrevrange(RECENT_KEY, 0, min(limit, RECENT) - 1)]
         pipe = self.client.pipeline()
         for key in keys:
-            pipe.hgetall(self._record(key))
-        return [_delivery(key, raw) for key, raw in zip(keys, pipe.execute(), strict=True) if raw]
+            pipe.hgetall(self._key(key))
+        return [_record(key, raw) for key, raw in zip(keys, pipe.execute(), strict=True) if raw]
 
-    def add(self, name: str, labels: Labels, amount: float = 1.0) -> None:
-        self.client.hincrbyfloat(SAMPLES_KEY[MetricKind.COUNTER], json.dumps([name, sorted(labels)]), amount)
+    def acquire(self, lock: str, owner: str, ttl: float) -> bool:
+        return bool(self._acquire(keys=[PREFIX + "lock:" + lock], args=[owner, max(int(ttl * 1000), 1)]))
+
+    def release(self, lock: str, owner: str) -> None:
+        self._release(keys=[PREFIX + "lock:" + lock], args=[owner])
+
+    def add_pending(self, lock: str, key: str) -> None:
+        self.client.sadd(PREFIX + "pending:" + lock, key)
+
+    def pending(self, lock: str) -> Sequence[str]:
+        return sorted(_text(k) for k in self.client.smembers(PREFIX + "pending:" + lock))
+
+    def drop_pending(self, lock: str, keys: Sequence[str]) -> None:
+        if keys:
+            self.client.srem(PREFIX + "pending:" + lock, *keys)
+
+    def add(self, counts: Sequence[tuple[str, Labels, float]]) -> None:
+        pipe = self.client.pipeline(transaction=False)
+        for name, labels, amount in counts:
+            pipe.hincrbyfloat(SAMPLES_KEY[MetricKind.COUNTER], json.dumps([name, sorted(labels)]), amount)
+        pipe.execute()
 
     def set_gauge(self, name: str, labels: Labels, value: float) -> None:
         self.client.hset(SAMPLES_KEY[MetricKind.GAUGE], json.dumps([name, sorted(labels)]), repr(value))
@@ -214,24 +221,6 @@ class RedisStore:
                 name, labels = json.loads(field)
                 out.append(Sample(kind, name, tuple(tuple(pair) for pair in labels), float(value)))
         return sorted(out, key=lambda s: (s.name, s.labels))
-
-    def acquire(self, lock: str, owner: str, ttl: float) -> bool:
-        key = PREFIX + "lock:" + lock
-        holder = self.client.get(key)
-        dead = holder is not None and not owner_alive(_text(holder))
-        return bool(self._acquire(keys=[key], args=[owner, int(ttl * 1000), "1" if dead else "0"]))
-
-    def release(self, lock: str, owner: str) -> None:
-        self._release(keys=[PREFIX + "lock:" + lock], args=[owner])
-
-    def mark(self, name: str) -> None:
-        self.client.set(PREFIX + "mark:" + name, 1)
-
-    def take_mark(self, name: str) -> bool:
-        return self.client.delete(PREFIX + "mark:" + name) == 1
-
-    def has_mark(self, name: str) -> bool:
-        return bool(self.client.exists(PREFIX + "mark:" + name))
 
     def first_time(self, group: str, member: str) -> bool:
         return self.client.sadd(PREFIX + "seen:" + group, member) == 1

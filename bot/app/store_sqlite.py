@@ -1,8 +1,7 @@
 """The store in one SQLite file (the embedded default: one machine, nothing to install).
 
 Each thread of each process opens its own connection (a forked worker never reuses its
-parent's, the server's request threads never share one); every read-modify-write runs inside
-`BEGIN IMMEDIATE`, so concurrent writers take turns.
+parent's); every read-modify-write runs inside `BEGIN IMMEDIATE`, so concurrent writers take turns.
 """
 
 from __future__ import annotations
@@ -16,43 +15,33 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from .store import (
-    RECENT,
-    Delivery,
-    DeliveryState,
-    Labels,
-    MetricKind,
-    NewDelivery,
-    Sample,
-    may_claim,
-    owner_alive,
-)
+from .store import RECENT, Labels, MetricKind, Record, Sample, State, may_claim
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS deliveries (
     key TEXT PRIMARY KEY, event TEXT NOT NULL, action TEXT NOT NULL, repository TEXT NOT NULL,
     state TEXT NOT NULL, received_at REAL NOT NULL, started_at REAL, finished_at REAL,
-    runs INTEGER NOT NULL DEFAULT 0, attempts INTEGER NOT NULL DEFAULT 0, owner TEXT NOT NULL DEFAULT '',
-    lease_until REAL NOT NULL DEFAULT 0, detail TEXT NOT NULL DEFAULT '', payload BLOB
-);
+    runs INTEGER NOT NULL DEFAULT 0, detail TEXT NOT NULL DEFAULT '');
 CREATE INDEX IF NOT EXISTS deliveries_received ON deliveries (received_at);
-CREATE INDEX IF NOT EXISTS deliveries_state ON deliveries (state);
+CREATE TABLE IF NOT EXISTS leases (key TEXT PRIMARY KEY, worker TEXT NOT NULL, until REAL NOT NULL,
+    task TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS samples (kind TEXT NOT NULL, name TEXT NOT NULL, labels TEXT NOT NULL,
     value REAL NOT NULL, PRIMARY KEY (name, labels));
 CREATE TABLE IF NOT EXISTS locks (name TEXT PRIMARY KEY, owner TEXT NOT NULL, until REAL NOT NULL);
-CREATE TABLE IF NOT EXISTS marks (name TEXT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS pending (lock TEXT NOT NULL, key TEXT NOT NULL, PRIMARY KEY (lock, key));
 CREATE TABLE IF NOT EXISTS seen (grp TEXT NOT NULL, member TEXT NOT NULL, PRIMARY KEY (grp, member));
 CREATE TABLE IF NOT EXISTS kv (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
-COLUMNS = ("key", "event", "action", "repository", "state", "received_at", "started_at", "finished_at",
-           "runs", "attempts", "owner", "lease_until", "detail")
+COLUMNS = ("key", "event", "action", "repository", "state", "received_at", "started_at", "finished_at", "runs",
+           "detail")
 SELECT = f"SELECT {', '.join(COLUMNS)} FROM deliveries"
+UNFINISHED = tuple(s.value for s in State if not s.final)
 
 
-def _delivery(row: tuple) -> Delivery:
+def _record(row: tuple) -> Record:
     values = dict(zip(COLUMNS, row, strict=True))
-    values["state"] = DeliveryState(values["state"])
-    return Delivery(**values)
+    values["state"] = State(values["state"])
+    return Record(**values)
 
 
 def _labels(labels: Labels) -> str:
@@ -95,75 +84,92 @@ class SqliteStore:
             return False
         return True
 
-    def _get(self, conn: sqlite3.Connection, key: str) -> Delivery | None:
-        row = conn.execute(f"{SELECT} WHERE key = ?", (key,)).fetchone()
-        return _delivery(row) if row else None
-
-    def claim(self, new: NewDelivery, now: float) -> bool:
+    def claim(self, record: Record) -> bool:
         with self._tx() as conn:
-            if not may_claim(self._get(conn, new.key), now):
+            if not may_claim(self.get(record.key), record.received_at):
                 return False
-            conn.execute(
-                "INSERT INTO deliveries (key, event, action, repository, state, received_at, payload) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET state = excluded.state, "
-                "received_at = excluded.received_at, payload = excluded.payload, started_at = NULL, "
-                "finished_at = NULL, attempts = 0, owner = '', lease_until = 0, detail = ''",
-                (new.key, new.event, new.action, new.repository, DeliveryState.RECEIVED, now, new.payload))
+            conn.execute("INSERT OR REPLACE INTO deliveries (key, event, action, repository, state, received_at) "
+                         "VALUES (?, ?, ?, ?, ?, ?)", (record.key, record.event, record.action, record.repository,
+                                                       State.RECEIVED, record.received_at))
         return True
 
     def set_queued(self, key: str) -> None:
         self.conn.execute("UPDATE deliveries SET state = ? WHERE key = ? AND state = ?",
-                          (DeliveryState.QUEUED, key, DeliveryState.RECEIVED))
+                          (State.QUEUED, key, State.RECEIVED))
 
     def release_claim(self, key: str) -> None:
-        self.conn.execute("DELETE FROM deliveries WHERE key = ? AND state = ?", (key, DeliveryState.RECEIVED))
+        self.conn.execute("DELETE FROM deliveries WHERE key = ? AND state = ?", (key, State.RECEIVED))
 
-    def start(self, key: str, owner: str, lease_until: float, now: float) -> bool:
-        cur = self.conn.execute(
-            "UPDATE deliveries SET state = ?, owner = ?, lease_until = ?, started_at = ?, finished_at = NULL, "
-            "runs = runs + 1 WHERE key = ? AND state IN (?, ?)",
-            (DeliveryState.RUNNING, owner, lease_until, now, key, DeliveryState.RECEIVED, DeliveryState.QUEUED))
-        return cur.rowcount == 1
-
-    def renew(self, key: str, owner: str, lease_until: float) -> None:
-        self.conn.execute("UPDATE deliveries SET lease_until = ? WHERE key = ? AND owner = ? AND state = ?",
-                          (lease_until, key, owner, DeliveryState.RUNNING))
-
-    def finish(self, key: str, state: DeliveryState, detail: str, now: float) -> None:
-        self.conn.execute(
-            "UPDATE deliveries SET state = ?, detail = ?, finished_at = ?, payload = NULL, lease_until = 0 "
-            "WHERE key = ? AND state = ?", (state, detail, now, key, DeliveryState.RUNNING))
-
-    def retry(self, key: str, detail: str) -> int:
+    def start(self, key: str, worker: str, until: float, task: str, now: float) -> bool:
         with self._tx() as conn:
-            conn.execute("UPDATE deliveries SET state = ?, detail = ?, attempts = attempts + 1, lease_until = 0 "
-                         "WHERE key = ? AND state = ?", (DeliveryState.QUEUED, detail, key, DeliveryState.RUNNING))
-            row = conn.execute("SELECT attempts FROM deliveries WHERE key = ?", (key,)).fetchone()
-        return int(row[0]) if row else 0
+            if conn.execute("UPDATE deliveries SET state = ?, started_at = ?, finished_at = NULL, "
+                            "runs = runs + 1 WHERE key = ? AND state IN (?, ?)",
+                            (State.RUNNING, now, key, State.RECEIVED, State.QUEUED)).rowcount != 1:
+                return False
+            conn.execute("INSERT OR REPLACE INTO leases VALUES (?, ?, ?, ?)", (key, worker, until, task))
+        return True
 
-    def get(self, key: str) -> Delivery | None:
-        return self._get(self.conn, key)
+    def renew(self, key: str, worker: str, until: float) -> None:
+        self.conn.execute("UPDATE leases SET until = ? WHERE key = ? AND worker = ?", (until, key, worker))
 
-    def payload(self, key: str) -> bytes | None:
-        row = self.conn.execute("SELECT payload FROM deliveries WHERE key = ?", (key,)).fetchone()
-        return bytes(row[0]) if row and row[0] is not None else None
-
-    def recover_lost(self, now: float) -> Sequence[str]:
+    def park(self, key: str, state: State, detail: str, worker: str, hold: float = 0.0) -> None:
         with self._tx() as conn:
-            rows = conn.execute(f"{SELECT} WHERE state = ?", (DeliveryState.RUNNING,)).fetchall()
-            lost = [d.key for d in map(_delivery, rows) if d.lease_until < now or not owner_alive(d.owner)]
-            conn.executemany("UPDATE deliveries SET state = ?, lease_until = 0 WHERE key = ?",
-                             [(DeliveryState.QUEUED, key) for key in lost])
-        return lost
+            conn.execute("UPDATE deliveries SET state = ?, detail = ? WHERE key = ? AND state = ?",
+                         (state, detail, key, State.RUNNING))
+            if hold:
+                conn.execute("UPDATE leases SET until = ? WHERE key = ? AND worker = ?", (hold, key, worker))
+            else:
+                conn.execute("DELETE FROM leases WHERE key = ? AND worker = ?", (key, worker))
 
-    def recent(self, limit: int) -> Sequence[Delivery]:
+    def finish(self, keys: Sequence[str], state: State, detail: str, now: float) -> None:
+        with self._tx() as conn:
+            marks = ",".join("?" * len(UNFINISHED))
+            conn.executemany(f"UPDATE deliveries SET state = ?, detail = ?, finished_at = ? "
+                             f"WHERE key = ? AND state IN ({marks})",
+                             [(state, detail, now, key, *UNFINISHED) for key in keys])
+
+    def lapsed(self, now: float) -> Sequence[tuple[str, str]]:
+        with self._tx() as conn:
+            found = conn.execute("SELECT key, task FROM leases WHERE until < ?", (now,)).fetchall()
+            conn.executemany("DELETE FROM leases WHERE key = ?", [(key,) for key, _ in found])
+            conn.executemany("UPDATE deliveries SET state = ? WHERE key = ? AND state = ?",
+                             [(State.QUEUED, key, State.RUNNING) for key, _ in found])
+        return [(str(key), str(task)) for key, task in found]
+
+    def get(self, key: str) -> Record | None:
+        row = self.conn.execute(f"{SELECT} WHERE key = ?", (key,)).fetchone()
+        return _record(row) if row else None
+
+    def recent(self, limit: int) -> Sequence[Record]:
         rows = self.conn.execute(f"{SELECT} ORDER BY received_at DESC LIMIT ?", (min(limit, RECENT),)).fetchall()
-        return [_delivery(row) for row in rows]
+        return [_record(row) for row in rows]
 
-    def add(self, name: str, labels: Labels, amount: float = 1.0) -> None:
-        self.conn.execute("INSERT INTO samples VALUES (?, ?, ?, ?) ON CONFLICT (name, labels) "
-                          "DO UPDATE SET value = value + excluded.value",
-                          (MetricKind.COUNTER, name, _labels(labels), amount))
+    def acquire(self, lock: str, owner: str, ttl: float) -> bool:
+        now = time.time()
+        with self._tx() as conn:
+            row = conn.execute("SELECT owner, until FROM locks WHERE name = ?", (lock,)).fetchone()
+            if row and row[0] != owner and row[1] > now:
+                return False
+            conn.execute("INSERT OR REPLACE INTO locks VALUES (?, ?, ?)", (lock, owner, now + ttl))
+        return True
+
+    def release(self, lock: str, owner: str) -> None:
+        self.conn.execute("DELETE FROM locks WHERE name = ? AND owner = ?", (lock, owner))
+
+    def add_pending(self, lock: str, key: str) -> None:
+        self.conn.execute("INSERT OR IGNORE INTO pending VALUES (?, ?)", (lock, key))
+
+    def pending(self, lock: str) -> Sequence[str]:
+        return [str(r[0]) for r in self.conn.execute("SELECT key FROM pending WHERE lock = ? ORDER BY key", (lock,))]
+
+    def drop_pending(self, lock: str, keys: Sequence[str]) -> None:
+        self.conn.executemany("DELETE FROM pending WHERE lock = ? AND key = ?", [(lock, key) for key in keys])
+
+    def add(self, counts: Sequence[tuple[str, Labels, float]]) -> None:
+        with self._tx() as conn:
+            conn.executemany("INSERT INTO samples VALUES (?, ?, ?, ?) ON CONFLICT (name, labels) "
+                             "DO UPDATE SET value = value + excluded.value",
+                             [(MetricKind.COUNTER, name, _labels(labels), amount) for name, labels, amount in counts])
 
     def set_gauge(self, name: str, labels: Labels, value: float) -> None:
         self.conn.execute("INSERT INTO samples VALUES (?, ?, ?, ?) ON CONFLICT (name, labels) "
@@ -173,27 +179,6 @@ class SqliteStore:
         rows = self.conn.execute("SELECT kind, name, labels, value FROM samples ORDER BY name, labels").fetchall()
         return [Sample(MetricKind(kind), name, tuple(tuple(pair) for pair in json.loads(labels)), value)
                 for kind, name, labels, value in rows]
-
-    def acquire(self, lock: str, owner: str, ttl: float) -> bool:
-        now = time.time()
-        with self._tx() as conn:
-            row = conn.execute("SELECT owner, until FROM locks WHERE name = ?", (lock,)).fetchone()
-            if row and row[0] != owner and row[1] > now and owner_alive(row[0]):
-                return False
-            conn.execute("INSERT OR REPLACE INTO locks VALUES (?, ?, ?)", (lock, owner, now + ttl))
-        return True
-
-    def release(self, lock: str, owner: str) -> None:
-        self.conn.execute("DELETE FROM locks WHERE name = ? AND owner = ?", (lock, owner))
-
-    def mark(self, name: str) -> None:
-        self.conn.execute("INSERT OR IGNORE INTO marks VALUES (?)", (name,))
-
-    def take_mark(self, name: str) -> bool:
-        return self.conn.execute("DELETE FROM marks WHERE name = ?", (name,)).rowcount == 1
-
-    def has_mark(self, name: str) -> bool:
-        return self.conn.execute("SELECT 1 FROM marks WHERE name = ?", (name,)).fetchone() is not None
 
     def first_time(self, group: str, member: str) -> bool:
         return self.conn.execute("INSERT OR IGNORE INTO seen VALUES (?, ?)", (group, member)).rowcount == 1

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import argparse
 
-from . import jobs, logs
+from . import logs
 from .logs import log
 from .process import (
     backend_for,
     configure,
+    requeueing,
     runtime_for,
     start_consumer,
     stop_consumer,
@@ -26,7 +27,7 @@ def cli_main(args: argparse.Namespace) -> int:
     logs.setup()
     runtime = runtime_for(config, backend_for(args))
     consumer = start_consumer(runtime, args.workers, args.grace)
-    with until_signalled() as stop, jobs.recovering(runtime):
+    with until_signalled() as stop, requeueing(runtime):
         log("working", workers=args.workers, queue="redis" if args.redis else "sqlite")
         print("ready", flush=True)
         supervise(stop, consumer)

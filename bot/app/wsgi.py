@@ -1,12 +1,16 @@
-"""The webhook server's WSGI application: POST /webhook, GET /healthz, GET /metrics, GET /.
+"""The two WSGI applications: the webhook listener (`POST /webhook`, `GET /healthz`), which faces
+the internet, and the admin listener (`GET /` the status page, `GET /metrics`), which stays private.
 
 `POST /webhook` does only what must happen before GitHub's 10 s: check the size and the
-signature, decide whether the App acts on the event, claim the delivery in the store (the
-de-duplication) and enqueue it. Nothing from an unsigned body is parsed or logged.
+signature, route the event once, claim the delivery in the store (the de-duplication) and
+enqueue the routed event. Nothing from an unsigned body is parsed or logged. When the queue or
+the store is unreachable it answers 503 with `Retry-After`; the redelivery sweep fetches the
+delivery again later.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import time
@@ -16,19 +20,22 @@ from typing import Any
 
 from memshelf_render.redact import mask
 
+from ..events import Event
+from ..router import route
 from . import metrics
-from .logs import log
-from .routing import route
+from .logs import cap, log
 from .signature import verify
 from .status_page import render_status
-from .store import NewDelivery, Store, delivery_key
+from .store import Record, State, Store, delivery_key
 
 MAX_BODY = 25 * 1024 * 1024  # GitHub caps payloads at 25 MB
+RETRY_AFTER = "60"  # seconds, when the queue is unreachable
 KNOWN_EVENTS = frozenset({"ping", "push", "pull_request", "issue_comment", "check_run", "check_suite",
-                          "installation", "installation_repositories", "pull_request_review",
+                          "merge_group", "installation", "installation_repositories", "pull_request_review",
                           "pull_request_review_comment", "issues", "create", "delete", "status",
                           "workflow_run", "github_app_authorization"})
 StartResponse = Callable[..., Any]
+Enqueue = Callable[[str, str], None]  # (delivery key, routed event)
 
 
 def _event_label(name: str) -> str:
@@ -40,8 +47,7 @@ def _event_label(name: str) -> str:
 class WebhookApp:
     secret: bytes
     store: Store
-    enqueue: Callable[[str], None]
-    queue_depth: Callable[[], int]
+    enqueue: Enqueue
     healthy: Callable[[], bool]
     clock: Callable[[], float] = time.time
 
@@ -51,17 +57,11 @@ class WebhookApp:
             if method != "POST":
                 return _reply(start_response, 405, {"error": "POST only"}, [("Allow", "POST")])
             return self.webhook(environ, start_response)
-        if method not in ("GET", "HEAD"):
-            return _reply(start_response, 405, {"error": "GET only"}, [("Allow", "GET, HEAD")])
         if path == "/healthz":
+            if method not in ("GET", "HEAD"):
+                return _reply(start_response, 405, {"error": "GET only"}, [("Allow", "GET, HEAD")])
             ok = self.healthy()
             return _reply(start_response, 200 if ok else 503, {"status": "ok" if ok else "queue unreachable"})
-        if path == "/metrics":
-            body = metrics.exposition(self.store, self.queue_depth)
-            return _raw(start_response, 200, body, "text/plain; version=0.0.4; charset=utf-8")
-        if path == "/":
-            page = render_status(self.store.recent(50), self.queue_depth(), self.clock())
-            return _raw(start_response, 200, page.encode("utf-8"), "text/html; charset=utf-8")
         return _reply(start_response, 404, {"error": "not found"})
 
     def webhook(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
@@ -89,30 +89,68 @@ class WebhookApp:
             payload = json.loads(body)
         except ValueError:
             return _reply(start_response, 400, {"error": "the body is not JSON"})
-        routed = route(event, payload) if isinstance(payload, dict) else None
-        if routed is None:
+        routed = route(Event.from_payload(event, payload)) if isinstance(payload, dict) else None
+        if routed is None or routed.installation_id is None:  # the App acts only on its installations' events
             metrics.count_delivery(self.store, label, "ignored")
             return _reply(start_response, 202, {"status": "ignored"})
         key = delivery_key(guid, hook)
         action = str(payload.get("action") or "")
-        if not self.store.claim(NewDelivery(key, event, action, routed.repository, body), self.clock()):
-            metrics.count_delivery(self.store, label, "duplicate")
-            log("webhook.duplicate", delivery=key, gh_event=label)
-            return _reply(start_response, 202, {"status": "duplicate"})
-        if routed.lock is not None:
-            self.store.mark(routed.lock)
+        record = Record(key, event, action, routed.repository, State.RECEIVED, self.clock())
         try:
-            self.enqueue(key)
-        except Exception as exc:  # the queue is down (its backend's own error type): GitHub will say it failed
-            self.store.release_claim(key)
+            return self._enqueue(start_response, record, routed.lock, routed.to_json(), label,
+                                 routed.flow, routed.branch)
+        except Exception as exc:  # the queue or the store is down (its backend's own error type)
             metrics.count_delivery(self.store, label, "unqueued")
-            log("webhook.unqueued", logging.ERROR, delivery=key, error=type(exc).__name__)
-            return _reply(start_response, 503, {"error": "the queue is unreachable; redeliver later"})
+            log("webhook.unqueued", logging.ERROR, delivery=cap(key), error=type(exc).__name__)
+            return _reply(start_response, 503, {"error": "the queue is unreachable; redeliver later"},
+                          [("Retry-After", RETRY_AFTER)])
+
+    def _enqueue(self, start_response: StartResponse, record: Record, lock: str | None, routed: str,
+                 label: str, flow: str, branch: str) -> Iterable[bytes]:
+        key = record.key
+        if not self.store.claim(record):
+            metrics.count_delivery(self.store, label, "duplicate")
+            log("webhook.duplicate", delivery=cap(key), gh_event=label)
+            return _reply(start_response, 202, {"status": "duplicate"})
+        try:
+            if lock is not None:
+                self.store.add_pending(lock, key)  # a render job in progress takes it along
+            self.enqueue(key, routed)
+        except Exception:
+            with contextlib.suppress(Exception):  # the store is down too: UNQUEUED_AFTER frees the claim
+                self.store.release_claim(key)  # its redelivery is new
+            raise
         self.store.set_queued(key)
         metrics.count_delivery(self.store, label, "queued")
-        log("webhook.queued", delivery=key, gh_event=label, action=action[:40], repository=routed.repository,
-            flow=routed.flow, branch=mask(routed.branch[:100]))  # a branch name is the pusher's text
+        log("webhook.queued", delivery=cap(key), gh_event=label, action=cap(record.action, 40),
+            repository=record.repository, flow=flow, branch=mask(cap(branch, 100)))  # a branch is the pusher's
         return _reply(start_response, 202, {"status": "queued"})
+
+
+@dataclass
+class AdminApp:
+    """The status page and the metrics: repository names and activity are private, so this
+    listens on the admin address (loopback by default), never on the webhook's."""
+
+    store: Store
+    queue_depth: Callable[[], int]
+    clock: Callable[[], float] = time.time
+
+    def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        method, path = environ.get("REQUEST_METHOD", "GET"), environ.get("PATH_INFO", "/")
+        if method not in ("GET", "HEAD"):
+            return _reply(start_response, 405, {"error": "GET only"}, [("Allow", "GET, HEAD")])
+        if path == "/metrics":
+            body = metrics.exposition(self.store, self.queue_depth)
+            return _raw(start_response, 200, body, "text/plain; version=0.0.4; charset=utf-8")
+        if path == "/":
+            try:
+                recent, depth = self.store.recent(50), self.queue_depth()
+            except Exception:  # the store is down: say so rather than answer 500
+                return _reply(start_response, 503, {"error": "the queue is unreachable"}, [("Retry-After", RETRY_AFTER)])
+            page = render_status(recent, depth, self.clock())
+            return _raw(start_response, 200, page.encode("utf-8"), "text/html; charset=utf-8")
+        return _reply(start_response, 404, {"error": "not found"})
 
 
 def _raw(start_response: StartResponse, status: int, body: bytes, content_type: str,

@@ -1,4 +1,5 @@
-"""`/shelf` commands in a pull request's conversation (the `issue_comment` event).
+"""`/shelf` commands in a pull request's conversation, or on the shelf dashboard issue (the
+`issue_comment` event; there only the commands registered `on_dashboard`, e.g. `purge`).
 
 A comment is a command only when its first line starts with `/shelf`; any other comment is
 ignored without a word, and so is every comment by a bot (the bot never answers itself or
@@ -20,8 +21,9 @@ from ..events import Event, EventKind
 from ..job import Job
 from ..port import PortError, PullRequest, PullState, Reaction, Reason
 from ..report import markdown as md
+from ..report.dashboard import LABEL as DASHBOARD_LABEL
 from ..report.summary import VERDICT, plural
-from . import fix_pr, open_pr, render_main
+from . import dashboard, fix_pr, open_pr, render_main
 from .fix_pr import FixOutcome
 from .registry import COMMANDS, FlowName, On, command, flow
 from .resolve_pr import Settlement, SettlementOutcome, settle
@@ -33,8 +35,8 @@ COMMAND_PREFIX = "/shelf"
 
 def help_text() -> str:
     """The list `/shelf help` answers with: every registered command, so it never drifts."""
-    rows = [f"| {md.code(f'{COMMAND_PREFIX} {c.name}')} | {c.help} | {'write access' if c.needs_write else 'anyone'} |"
-            for c in COMMANDS.values()]
+    rows = [f"| {md.code(f'{COMMAND_PREFIX} {c.name}')} | {c.help}{' (also on the Shelf dashboard issue)' if c.on_dashboard else ''}"
+            f" | {'write access' if c.needs_write else 'anyone'} |" for c in COMMANDS.values()]
     return "\n".join(["memshelf-bot answers these commands, as the first line of a pull request comment:", "",
                       "| command | what it does | who |", "|---|---|---|", *rows])
 
@@ -72,18 +74,18 @@ class Request:
                 raise
         return True
 
-    def reply(self, pull: PullRequest, text: str) -> None:
+    def reply(self, text: str) -> None:
         """Answer in the conversation (masked; a read-only token just cannot)."""
         reporter = self.job.reporter
         body = reporter.clean(text)
         try:
-            self.job.port.create_comment(pull.number, body)
-            reporter.log("memshelf-bot: replied on the pull request")
+            self.job.port.create_comment(self.number, body)
+            reporter.log(f"memshelf-bot: replied on #{self.number}")
         except PortError as exc:
             if exc.reason is not Reason.READ_ONLY:
                 raise
             reporter.log("memshelf-bot: could not reply (read-only token)")
-        reporter.add_summary(f"## memshelf-bot · {self.label} on pull request #{self.number}\n\n"
+        reporter.add_summary(f"## memshelf-bot · {self.label} on #{self.number}\n\n"
                              f"Requested by {md.text(self.login)}. The reply:\n\n{body}\n")
 
     def answered(self, detail: str, outcome: FlowOutcome = FlowOutcome.DONE) -> FlowResult:
@@ -105,8 +107,10 @@ def ignore(job: Job, why: str) -> FlowResult:
 
 
 def is_command(event: Event) -> bool:
-    """A new comment on a pull request whose first line is a `/shelf` command."""
-    return event.on_pull_request and parse(event.comment_body) is not None
+    """A new comment on a pull request, or on an issue labeled as the shelf dashboard (the flow asks
+    GitHub whether it is the bot's own), whose first line is a `/shelf` command."""
+    return ((event.on_pull_request or DASHBOARD_LABEL.name in event.issue_labels)
+            and parse(event.comment_body) is not None)
 
 
 @flow(FlowName.COMMAND, On(EventKind.ISSUE_COMMENT, ("created",), when=is_command))
@@ -120,29 +124,32 @@ def run(job: Job) -> FlowResult:
         return ignore(job, "a comment that is not a /shelf command")
     if event.comment_author_is_bot:
         return ignore(job, f"a /shelf command from a bot ({event.comment_author})")
-    if not event.on_pull_request or event.pr_number is None or event.comment_id is None:
-        return ignore(job, "a /shelf command on an issue (the commands work in pull requests)")
+    if event.pr_number is None or event.comment_id is None or not (
+            event.on_pull_request or dashboard.is_dashboard(job, event.pr_number)):
+        return ignore(job, "a /shelf command on an issue that is not the shelf dashboard (the commands work in "
+                           "pull requests)")
     request = Request(job, event.pr_number, event.comment_id, event.comment_author, name)
     if not request.react(SEEN):
         return ignore(job, f"/shelf {name}: its comment was deleted before the bot could act")
-    pull = job.port.pull(request.number)
+    pull = job.port.pull(request.number) if event.on_pull_request else None
     known = COMMANDS.get(name)
-    if known is None:
-        request.reply(pull, f"😕 I don't know {md.code(f'{COMMAND_PREFIX} {name}')}.\n\n{help_text()}")
+    if known is None or (pull is None and not known.on_dashboard):
+        where = "" if known is None else " on the Shelf dashboard issue (it works in pull requests)"
+        request.reply(f"😕 I don't know {md.code(f'{COMMAND_PREFIX} {name}')}{where}.\n\n{help_text()}")
         request.react(FAILED)
         return request.answered(f"answered an unknown command, /shelf {name}")
-    if known.needs_write and not _writer(request, pull):
+    if known.needs_write and not _writer(request):
         return request.answered(f"refused /shelf {name} from {request.login} (no write access)")
     return known.handler(request, pull)
 
 
-def _writer(request: Request, pull: PullRequest) -> bool:
+def _writer(request: Request) -> bool:
     """Whether the commenter may change branches; if not, say so (😕) and return False."""
     permission = request.job.port.permission(request.login)
     if permission.may_write:
         return True
-    request.reply(pull, f"😕 {request.label} changes this pull request's branch, so it needs write access to the "
-                        f"repository; {md.text(request.login)} has {md.code(permission.value)}. Nothing was changed.")
+    request.reply(f"😕 {request.label} changes branches, so it needs write access to the repository; "
+                  f"{md.text(request.login)} has {md.code(permission.value)}. Nothing was changed.")
     request.react(FAILED)
     request.job.reporter.log(f"memshelf-bot: refused {request.label} from {request.login} "
                              f"(permission {permission.value})")
@@ -158,7 +165,7 @@ def _resolve(request: Request, pull: PullRequest) -> FlowResult:
     settled = settle(job, pull, request.login)
     settled.reason = job.reporter.clean(settled.reason)  # masked before Markdown escaping can hide a secret's shape
     job.reporter.log(f"memshelf-bot: /shelf resolve on #{request.number}: {settled.outcome}")
-    request.reply(pull, resolve_reply(settled, pull, job.prefix))
+    request.reply(resolve_reply(settled, pull, job.prefix))
     committed = settled.outcome is SettlementOutcome.COMMITTED
     request.react(DONE if committed or settled.outcome is SettlementOutcome.UP_TO_DATE else FAILED)
     detail = f"/shelf resolve on #{request.number}: {settled.outcome}"
@@ -179,7 +186,7 @@ def _fix(request: Request, pull: PullRequest) -> FlowResult:
     job = request.job
     fixing = fix_pr.fix_pull(job, pull)
     job.reporter.log(f"memshelf-bot: /shelf fix on #{request.number}: {fixing.outcome}")
-    request.reply(pull, fix_pr.reply(fixing, pull, job.prefix))
+    request.reply(fix_pr.reply(fixing, pull, job.prefix))
     request.react(FAILED if fixing.outcome in (FixOutcome.REFUSED, FixOutcome.FAILED, FixOutcome.MOVED) else DONE)
     detail = f"/shelf fix on #{request.number}: {fixing.outcome}"
     if fixing.outcome is FixOutcome.COMMITTED:  # a push with the job's token starts no workflow: check it here
@@ -196,7 +203,7 @@ def _render(request: Request, pull: PullRequest) -> FlowResult:
     if not branch.startswith(render_main.BOT_BRANCH_PREFIX) or pull.state is not PullState.OPEN:
         why = ("this pull request is closed" if pull.state is not PullState.OPEN else
                f"this pull request's branch is {md.code(branch)}; for conflicts in derived files use `/shelf resolve`")
-        request.reply(pull, f"😕 `/shelf render` re-renders the bot's own open pull requests (branches "
+        request.reply(f"😕 `/shelf render` re-renders the bot's own open pull requests (branches "
                             f"`{render_main.BOT_BRANCH_PREFIX}…`), and {why}. Nothing was changed.")
         request.react(FAILED)
         return request.answered(f"refused /shelf render on #{request.number} (not the bot's open pull request)")
@@ -212,7 +219,7 @@ def _render(request: Request, pull: PullRequest) -> FlowResult:
                 "so this pull request is no longer needed and was closed.")
     else:
         text = f"🚀 {base} is already rendered: this pull request is no longer needed and was closed."
-    request.reply(pull, text)
+    request.reply(text)
     request.react(FAILED if rendered.exit_code else DONE)
     return rendered
 
@@ -272,8 +279,8 @@ def resolve_reply(settled: Settlement, pull: PullRequest, prefix: str) -> str:
     return "\n".join(lines)
 
 
-@command("help", needs_write=False, help="this list")
+@command("help", needs_write=False, help="this list", on_dashboard=True)
 def _help(request: Request, pull: PullRequest) -> FlowResult:
-    request.reply(pull, help_text())
+    request.reply(help_text())
     request.react(DONE)
     return request.answered(f"answered /shelf help on #{request.number}")

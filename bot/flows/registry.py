@@ -112,22 +112,25 @@ def lookup(event: Event) -> FlowName | None:
 @dataclass(frozen=True, slots=True)
 class Command:
     """One `/shelf` command: its name, whether it needs write access (asked of the API), the
-    help line `/shelf help` shows, and its handler (`(request, pull) -> FlowResult`)."""
+    help line `/shelf help` shows, and its handler (`(request, pull) -> FlowResult`; `pull` is
+    None for a command given on the shelf dashboard issue, which only `on_dashboard` ones take)."""
 
     name: str
     needs_write: bool
     help: str
     handler: Callable[..., FlowResult] = field(repr=False)
+    on_dashboard: bool = False
 
 
 COMMANDS: dict[str, Command] = {}
 
 
-def command(name: str, *, needs_write: bool, help: str) -> Callable[[F], F]:
-    """Register the function as the handler of `/shelf <name>`."""
+def command(name: str, *, needs_write: bool, help: str, on_dashboard: bool = False) -> Callable[[F], F]:
+    """Register the function as the handler of `/shelf <name>` (also on the dashboard issue when
+    `on_dashboard`)."""
     def register(handler: F) -> F:
         if name in COMMANDS:
             raise ValueError(f"/shelf {name} is registered twice")
-        COMMANDS[name] = Command(name, needs_write, help, handler)
+        COMMANDS[name] = Command(name, needs_write, help, handler, on_dashboard)
         return handler
     return register

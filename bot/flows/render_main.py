@@ -41,6 +41,7 @@ from ..port import (
 from ..report import Level, Note, notes
 from ..report import markdown as md
 from ..report.summary import cut_lines, findings_table, headline, plural, waits_lines
+from . import dashboard
 from .publish import config_error, log_findings, publish_check
 from .registry import BOT_BRANCH_PREFIX, FlowName, On, RefKind, flow, ref_of
 from .result import FlowOutcome, FlowResult, nothing_to_do
@@ -324,6 +325,9 @@ def _finish(job: Job, branch: str, landing: Landing, failure: str | None = None)
              *findings_table(r.report.findings, job.prefix), *cut_lines(list(runner.cut)),
              *waits_lines(list(job.port.waits))]
     runner.add_summary("\n".join(lines))
+    if not failure:
+        dashboard.keep(job, branch, main_sha=r.main_sha, report=r.report, standing=r.standing,
+                       render_sha=landing.commit_sha, render_pr=landing.pr_number)
     counts = r.report.counts
     return FlowResult(FlowOutcome.FAILED if failure else FlowOutcome.DONE, Verdict(r.report.verdict), counts["error"],
                       counts["warning"], r.episodes, len(r.files), landing.commit_sha, landing.pr_number,
