@@ -9,7 +9,7 @@ from pathlib import Path
 from bot.app.flows import PERMISSIONS
 from bot.app.routing import Flow
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PRODUCT_PERMISSIONS = {"contents", "pull_requests", "issues", "checks", "statuses", "metadata"}
 
 

@@ -18,9 +18,9 @@ from memshelf_render.findings import Finding
 from memshelf_render.raster import svg_to_png
 from memshelf_render.records import collect
 from memshelf_render.shelf import load_shelf
-from tests.test_stats import png_size
+from tests.unit.test_stats import png_size
 
-GOLDEN = Path(__file__).parent / "golden" / "stats"
+GOLDEN = Path(__file__).parents[1] / "golden" / "stats"
 WORKED = GOLDEN / "worked-example"
 BADGE_JSON = (
     '{\n  "schemaVersion": 1,\n  "label": "memory shelf",\n  "message": "3 episodes · 285 tok",\n'

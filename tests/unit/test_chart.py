@@ -23,11 +23,11 @@ from memshelf_render.records import Record, collect
 from memshelf_render.render.chart import ChartData, chart_data, chart_svg, input_hash, previous_hash
 from memshelf_render.shelf import load_shelf
 from memshelf_render.stats import shelf_stats
-from tests.test_stats import png_size
+from tests.unit.test_stats import png_size
 
-GOLDEN = Path(__file__).parent / "golden" / "stats"
+GOLDEN = Path(__file__).parents[1] / "golden" / "stats"
 WORKED = GOLDEN / "worked-example"
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 def worked_records() -> tuple[list[Record], str]:
@@ -150,7 +150,7 @@ def test_hash_covers_every_drawn_field():
 SKIP_SCRIPT = """
 import sys
 from memshelf_render.render.chart import chart_svg
-from tests.test_chart import worked_records
+from tests.unit.test_chart import worked_records
 records, index_text = worked_records()
 previous = open(sys.argv[1], "rb").read()
 out = chart_svg(records, index_text=index_text, context_window=200_000, previous=previous)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SECTION = "\N{SECTION SIGN}"
 # "docs/format.md §2" (a full citation; quotes and backticks may stand between) or a bare "§4"
 CITATION = re.compile(rf"(?:(?P<file>[\w./-]+\.md)[\s`\"']+)?{SECTION}(?P<num>\d+(?:\.\d+)*)")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DOOR_ONLY = {"mark_read_only", "set_output", "write_outputs", "environ", "getenv"}
 SOURCES = sorted([*(ROOT / "bot" / "flows").glob("*.py"), *(ROOT / "bot" / "report").glob("*.py"),
                   ROOT / "bot" / "router.py"])

@@ -24,7 +24,7 @@ from bot import inputs as runtime_inputs
 from bot.action import OUTPUTS as RUNTIME_OUTPUTS
 from memshelf_render.shelf import Settings
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 ACTION_REF = "memshelf/memshelf-bot@v1"
 # PRODUCT.md, "The Action": the inputs and outputs, in the order it lists them
@@ -127,7 +127,7 @@ def test_action_inputs_and_outputs_are_the_runtimes(action: dict[str, Any]) -> N
 
 
 def test_action_runs_the_prebuilt_image(action: dict[str, Any]) -> None:
-    """The released image, not a build per job (tests/test_release.py checks which one)."""
+    """The released image, not a build per job (tests/unit/test_release.py checks which one)."""
     assert action["runs"]["using"] == "docker" and action["runs"]["image"].startswith("docker://ghcr.io/")
     assert action["branding"] == {"icon": "book-open", "color": "purple"}
 

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 OWNER = "memshelf"  # the owner in `uses: memshelf/memshelf-bot@v1`
 DIGEST = re.compile(r"@sha256:[0-9a-f]{64}$")

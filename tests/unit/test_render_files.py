@@ -460,7 +460,7 @@ os.kill(os.getpid(), signal.SIGKILL)
 def test_a_paused_helper_dies_with_a_parent_killed_by_sigkill():
     """No `close` runs when the parent is killed outright: the kernel ends the helper, paused or not."""
     done = subprocess.run([sys.executable, "-c", _KILLED_PARENT], capture_output=True, text=True, timeout=60,
-                          check=False, cwd=Path(__file__).resolve().parent.parent)
+                          check=False, cwd=Path(__file__).resolve().parents[2])
     assert done.returncode == -signal.SIGKILL, done.stderr
     pid = int(done.stdout.split()[0])
     deadline = time.monotonic() + 10

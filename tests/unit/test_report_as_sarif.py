@@ -16,7 +16,7 @@ from memshelf_render.report import as_sarif
 from memshelf_render.validate import Report
 from tests.shelfkit import TOPIC, TOPIC_PATH, make_shelf, run_cli
 
-SCHEMA_FILE = Path(__file__).resolve().parent / "fixtures" / "sarif" / "sarif-schema-2.1.0.json"
+SCHEMA_FILE = Path(__file__).resolve().parents[1] / "fixtures" / "sarif" / "sarif-schema-2.1.0.json"
 SCHEMA_SHA256 = "c3b4bb2d6093897483348925aaa73af03b3e3f4bd4ca38cef26dcb4212a2682e"
 
 

@@ -15,7 +15,7 @@ import pytest
 from memshelf_render.resolve import RECALL_LOG, resolve
 from tests import refs
 from tests.shelfgen import generate_shelf
-from tests.test_resolve import (
+from tests.unit.test_resolve import (
     A_ARCHIVED,
     A_RECALLS,
     A_TOPIC,

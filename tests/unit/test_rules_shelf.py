@@ -137,7 +137,7 @@ def test_other_profile_runs_only_universal_rules(tmp_path):
 
 
 def test_every_catalog_code_is_exercised_by_some_test():
-    text = "\n".join(p.read_text(encoding="utf-8") for p in Path(__file__).parent.glob("test_*.py"))
+    text = "\n".join(p.read_text(encoding="utf-8") for p in Path(__file__).parents[1].rglob("test_*.py"))
     quoted = set(re.findall(r"[\"']([a-z0-9]+(?:-[a-z0-9]+)*)[\"']", text))
     missing = sorted(code for code in RULES if code not in quoted)
     assert missing == []

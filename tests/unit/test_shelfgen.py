@@ -16,7 +16,7 @@ from memshelf_render.catalog import RULES
 from tests import refs
 from tests.shelfgen import DERIVED_MUTATIONS, EXPECTED, LINK_MODES, MUTATIONS, QUIRKS, generate_shelf
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 SEEDS = (1, 2, 3)
 _CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
 

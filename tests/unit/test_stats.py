@@ -29,7 +29,7 @@ from memshelf_render.stats import (
     shelf_stats,
 )
 
-WORKED = Path(__file__).parent / "golden" / "stats" / "worked-example"
+WORKED = Path(__file__).parents[1] / "golden" / "stats" / "worked-example"
 HEADER = "date\tepisode_id\tmode\tapprox_tokens_in\tdigest_tokens\tnotes\n"
 RECALL_HEADER = "episode_id\tsection\tfetched_tokens\n"
 NUMBER_KEYS = (

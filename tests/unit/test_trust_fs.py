@@ -15,7 +15,7 @@ from memshelf_render.render.disk import sync
 from memshelf_render.shelf import load_shelf
 from tests.hostile import AWS_KEY
 from tests.shelfkit import MANIFEST, SESSION_PATH, TOPIC, TOPIC_PATH, make_shelf
-from tests.test_hostile_core import run_main
+from tests.unit.test_hostile_core import run_main
 
 
 def _outside(tmp_path: Path) -> Path:
@@ -183,7 +183,7 @@ def test_a_closed_stdout_ends_quietly_with_141(tmp_path: Path) -> None:
 
 def test_resolve_in_a_merge_shows_hostile_conflicted_paths_inert(tmp_path: Path) -> None:
     from tests.hostile import Hostile
-    from tests.test_hostile_core import check_output
+    from tests.unit.test_hostile_core import check_output
 
     stem = f"2026-01-09-::error::x\x1b[2J-{AWS_KEY}"
     rel = f"docs/topics/{stem}.md"

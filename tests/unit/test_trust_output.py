@@ -16,7 +16,7 @@ from memshelf_render.catalog import RULES
 from memshelf_render.findings import Finding
 from memshelf_render.report import as_github, as_json, as_sarif, as_text
 from memshelf_render.validate import Report
-from tests.test_hostile_core import COMMAND, parse_command
+from tests.unit.test_hostile_core import COMMAND, parse_command
 
 ANY_TEXT = st.text(alphabet=st.characters(blacklist_categories=()), max_size=40)  # surrogates included
 CODES = sorted(RULES)

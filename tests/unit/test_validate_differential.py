@@ -31,7 +31,7 @@ from memshelf_render.findings import Severity
 from tests import refs
 from tests.shelfgen import DERIVED_MUTATIONS, LINK_MODES, MUTATIONS, Mutation, generate_shelf
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 CLEAN_SEEDS = (1, 2, 3)
 SWEEP_SEED = 21
 MORE_SEEDS = (22,)  # with SWEEP_SEED, every mutation on two shelves of different shape

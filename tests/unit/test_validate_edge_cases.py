@@ -1,8 +1,9 @@
-"""Every edge case of docs/reference.md §13, with the exact codes memshelf-bot reports.
+"""Every edge case of docs/reference.md §13 through `validate`, with the exact codes memshelf-bot reports.
 
-Keys are the §13 "Case" column. Where the references disagree, we take the stricter reading
-(docs/format.md; PRODUCT "strict by construction"); the BOM row is a deliberate difference (tolerated,
-warned — PRODUCT.md) and is also named in test_deliberate_differences.py.
+Keys are the §13 "case" column. Where the references disagree, we take the stricter reading
+(docs/format.md §2); the BOM row is a deliberate difference (stripped and warned, docs/format.md §2),
+also run against the references in tests/unit/test_validate_differential.py
+(`test_s2_1_s13_bom_is_stripped_and_warned`).
 """
 
 from __future__ import annotations
