@@ -7,8 +7,6 @@ import io
 import json
 from pathlib import Path
 
-import pytest
-
 from bot import action
 from bot.report.workflow import WorkflowReporter
 from memshelf_sandbox.actionrun import parse_commands, parse_outputs
@@ -17,8 +15,6 @@ from tests.action_harness import Harness, episode, git, seed_shelf, serve
 from tests.sandbox_fixtures import (
     pull_request_event,
 )
-
-pytestmark = pytest.mark.e2e  # `memshelf-bot action` in a subprocess against the sandbox
 
 shelf_sandbox, harness = action_harness.shelf_sandbox, action_harness.harness
 UNREACHABLE = "http://127.0.0.1:9"  # nothing listens: these modes must not need the API
@@ -81,7 +77,6 @@ def test_a_shelf_in_a_sub_directory_reports_repository_paths(tmp_path: Path) -> 
         main = sb.store.ref("refs/heads/main")
         changed = sorted(c.filename for c in sb.store.diff(after, main))
         assert changed == ["memory/INDEX.md", "memory/docs/topics/.meta.json", "memory/ledger.tsv", "memory/stats.svg"]
-
 
 
 def test_outside_an_actions_step_the_action_says_what_is_missing(tmp_path: Path) -> None:

@@ -3,14 +3,10 @@ a comment or a pull request body — whatever the flow, including its failures."
 
 from __future__ import annotations
 
-import pytest
-
 from memshelf_sandbox.actionrun import StepResult
 from tests import action_harness
 from tests.action_harness import BOT_TOKEN, Harness, episode
 from tests.sandbox_fixtures import issue_comment_event, push_event
-
-pytestmark = pytest.mark.e2e  # `memshelf-bot action` in a subprocess against the sandbox
 
 shelf_sandbox, harness = action_harness.shelf_sandbox, action_harness.harness
 

@@ -33,7 +33,6 @@ APP_ID, SLUG = 4646, "shelf-app"
 BOT = bot_login(SLUG)
 NAS = "docs/topics/2026-09-23-nas.md"
 FIXABLE = episode("2026-09-23-nas", title="NAS").replace("id: 2026-09-23-nas\n", "id: nas-move\n")
-pytestmark = pytest.mark.slow
 
 
 @pytest.fixture

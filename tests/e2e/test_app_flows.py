@@ -33,7 +33,6 @@ APP_ID, SLUG = 4545, "shelf-app"
 BOT = bot_login(SLUG)
 WRITER, READER = ("writer", "ghp_writer000000000000000000000000000000"), ("reader", "ghp_reader0000000000000000000000000000000")
 MARKER = "<!-- memshelf-bot"
-pytestmark = pytest.mark.slow
 
 
 @dataclass

@@ -32,7 +32,6 @@ WRITER = ("writer", "ghp_writer000000000000000000000000000000")
 READER = ("reader", "ghp_reader0000000000000000000000000000000")
 MARKER = "<!-- memshelf-bot"
 T = TypeVar("T")
-pytestmark = pytest.mark.slow
 
 
 def eventually(what: str, probe: Callable[[], T | None], timeout: float = 60.0) -> T:

@@ -28,7 +28,6 @@ from tests.app_redis import flush, redis_url  # noqa: F401  (the fixture)
 from tests.app_shelves import land, main_is_rendered, push_payload, render_commits, seed_repos, wait_handled
 
 APP_ID, SLUG = 4646, "shelf-app"
-pytestmark = pytest.mark.slow
 
 
 @dataclass

@@ -26,7 +26,6 @@ from tests.app_shelves import land, main_is_rendered, push_payload, render_commi
 
 APP_ID, SLUG = 4848, "shelf-app"
 COMMITS = r".*/repos/homelab/shelf/git/commits"  # the render's commit request
-pytestmark = pytest.mark.e2e
 
 
 @dataclass

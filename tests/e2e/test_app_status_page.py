@@ -58,7 +58,6 @@ def page_url(tmp_path: Path) -> Iterator[str]:
         server.task_dispatcher.shutdown()
 
 
-@pytest.mark.slow
 def test_the_status_page_in_a_real_browser(page_url: str, tmp_path: Path) -> None:
     shot = tmp_path / "status.png"
     taken = _chromium(tmp_path, "--window-size=1100,500", f"--screenshot={shot}", page_url)

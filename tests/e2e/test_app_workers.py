@@ -57,8 +57,8 @@ def run_forking_job(data_dir: Path) -> None:
 
 
 def test_a_job_forks_its_own_helpers_in_a_process_worker(tmp_path: Path) -> None:
-    code = f"from pathlib import Path; from tests.test_app_workers import run_forking_job; " \
+    code = f"from pathlib import Path; from tests.e2e.test_app_workers import run_forking_job; " \
            f"run_forking_job(Path({str(tmp_path / 'data')!r}))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                          cwd=Path(__file__).resolve().parent.parent, check=False)
+                          cwd=Path(__file__).resolve().parents[2], check=False)
     assert done.returncode == 0, done.stderr[-3000:]

@@ -12,12 +12,10 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.e2e  # the demo: `memshelf-bot action` in subprocesses against the sandbox
-
 
 def check_story(out: str) -> None:
     """What `memshelf-bot demo` must show, stage by stage. The demo itself runs once in the suite:
-    from a fresh `pip install .[sandbox]` (tests/test_install.py), which is how a user gets it."""
+    from a fresh `pip install .[sandbox]` (tests/e2e/test_install.py), which is how a user gets it."""
     stages = ["the night-shift agent pushes night-shift/2026-09-23", "annotations on the diff:",
               "the sticky comment:", "→ the check is red: merging is blocked", "→ the check is green",
               "== INDEX.md on main", "== new ledger rows", "== stats", "== chart and badge, committed on main",

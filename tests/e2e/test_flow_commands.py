@@ -22,8 +22,6 @@ from tests import action_harness
 from tests.action_harness import BOT_TOKEN, MAINTAINER_TOKEN, REPO, TOWER, Harness, episode, git
 from tests.sandbox_fixtures import WHO, issue_comment_event
 
-pytestmark = pytest.mark.e2e  # `memshelf-bot action` in a subprocess against the sandbox
-
 shelf_sandbox, harness = action_harness.shelf_sandbox, action_harness.harness
 READER_TOKEN = "ghp_" + "Rea6er00" * 4 + "abcd"
 UPS, NAS = "docs/topics/2026-09-22-ups.md", "docs/topics/2026-09-23-nas.md"

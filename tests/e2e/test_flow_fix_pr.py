@@ -4,14 +4,10 @@ the Git Data API, no git push) and the new head's check is green."""
 
 from __future__ import annotations
 
-import pytest
-
 from bot.pulls import STATUS_CONTEXT
 from tests import action_harness
 from tests.action_harness import MAINTAINER_TOKEN, REPO, Harness, episode
 from tests.sandbox_fixtures import issue_comment_event
-
-pytestmark = pytest.mark.e2e  # `memshelf-bot action` in a subprocess against the sandbox
 
 shelf_sandbox, harness = action_harness.shelf_sandbox, action_harness.harness
 NAS = "docs/topics/2026-09-23-nas.md"

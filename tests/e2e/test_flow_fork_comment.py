@@ -12,13 +12,9 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from tests import action_harness
 from tests.action_harness import BOT_TOKEN, REPO, Harness, episode
 from tests.sandbox_fixtures import pull_request_event
-
-pytestmark = pytest.mark.e2e  # `memshelf-bot action` in a subprocess against the sandbox
 
 shelf_sandbox, harness = action_harness.shelf_sandbox, action_harness.harness
 NAS = "docs/topics/2026-09-23-nas.md"

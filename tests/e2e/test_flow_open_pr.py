@@ -6,16 +6,12 @@ from __future__ import annotations
 
 import threading
 
-import pytest
-
 from bot.pulls import STATUS_CONTEXT
 from memshelf_sandbox.actionrun import StepResult
 from memshelf_sandbox.state import Label
 from tests import action_harness
 from tests.action_harness import Harness, episode
 from tests.sandbox_fixtures import push_event
-
-pytestmark = pytest.mark.e2e  # `memshelf-bot action` in a subprocess against the sandbox
 
 shelf_sandbox, harness = action_harness.shelf_sandbox, action_harness.harness
 ZERO = "0" * 40

@@ -13,8 +13,6 @@ from tests import action_harness
 from tests.action_harness import TOWER, Harness, episode, git
 from tests.sandbox_fixtures import WHO, pull_request_event
 
-pytestmark = pytest.mark.e2e  # `memshelf-bot action` in a subprocess against the sandbox
-
 shelf_sandbox, harness = action_harness.shelf_sandbox, action_harness.harness
 
 GOOD = "docs/topics/2026-09-22-ups-runtime.md"

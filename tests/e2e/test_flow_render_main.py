@@ -18,8 +18,6 @@ from tests import action_harness
 from tests.action_harness import BOT_TOKEN, REPO, Harness, episode
 from tests.sandbox_fixtures import push_event, workflow_dispatch_event
 
-pytestmark = pytest.mark.e2e  # `memshelf-bot action` in a subprocess against the sandbox
-
 shelf_sandbox, harness = action_harness.shelf_sandbox, action_harness.harness
 
 UPS = "docs/topics/2026-09-22-ups-runtime.md"
@@ -132,7 +130,6 @@ def test_a_render_that_is_not_a_fixed_point_fails_the_job_and_commits_nothing(
     assert "**❌ render failed**: rendering is not a fixed point" in summary.read_text()
     assert "::error title=memshelf-bot%3A render failed::rendering is not a fixed point" in out.getvalue()
     assert not [c for c in harness.sb.calls if c.method == "POST" and "/git/" in c.path]
-
 
 
 def test_a_stale_render_pull_request_is_closed_once_main_is_rendered_without_it(harness: Harness) -> None:

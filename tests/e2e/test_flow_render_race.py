@@ -16,7 +16,6 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 
-import pytest
 from github import GithubException
 
 from memshelf_render.derived import is_derived
@@ -26,8 +25,6 @@ from memshelf_sandbox.actionrun import StepResult
 from tests import action_harness
 from tests.action_harness import Harness, episode
 from tests.sandbox_fixtures import push_event
-
-pytestmark = pytest.mark.e2e  # `memshelf-bot action` in a subprocess against the sandbox
 
 shelf_sandbox, harness = action_harness.shelf_sandbox, action_harness.harness
 
@@ -54,7 +51,6 @@ def merge_with_retry(h: Harness, number: int) -> tuple[str, str]:
             assert exc.status == 409, exc
 
 
-@pytest.mark.slow
 def test_concurrent_render_flows_while_merges_land(harness: Harness) -> None:
     sb = harness.sb
     start = sb.store.ref("refs/heads/main")

@@ -5,16 +5,12 @@ own and the pull request it opens is green."""
 
 from __future__ import annotations
 
-import pytest
-
 from bot.pulls import STATUS_CONTEXT
 from memshelf_render.derived import is_derived
 from memshelf_render.shelf import load_shelf
 from tests import action_harness, refs
 from tests.action_harness import Harness, episode, git
 from tests.sandbox_fixtures import push_event
-
-pytestmark = pytest.mark.e2e  # `memshelf-bot action` in a subprocess against the sandbox
 
 shelf_sandbox, harness = action_harness.shelf_sandbox, action_harness.harness
 UPS = "docs/topics/2026-09-22-ups.md"

@@ -11,12 +11,10 @@ import sys
 from importlib import import_module
 from pathlib import Path
 
-import pytest
-
 from bot.cli import build
-from tests.test_demo import check_story
+from tests.e2e.test_demo import check_story
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _handlers(parser: argparse.ArgumentParser) -> dict[str, str]:
@@ -41,7 +39,6 @@ def test_the_sandbox_joins_through_its_entry_point_only() -> None:
         assert "memshelf_sandbox" not in path.read_text(encoding="utf-8"), path
 
 
-@pytest.mark.slow
 def test_a_fresh_install_with_the_extra_runs_the_demo(tmp_path: Path) -> None:
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)

@@ -25,9 +25,7 @@ import yaml
 
 from tests.shelfkit import TOPIC, TOPIC_PATH, make_shelf, run_cli
 
-pytestmark = pytest.mark.slow
-
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PRE_COMMIT = Path(sys.executable).parent / "pre-commit"
 NEW = "docs/topics/2026-02-01-new-idea.md"
 FIXED_DATE = {"GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z"}

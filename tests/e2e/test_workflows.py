@@ -22,7 +22,7 @@ from tests.action_harness import Harness, episode
 
 shelf_sandbox, harness = action_harness.shelf_sandbox, action_harness.harness
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 ARTIFACT = "memshelf-bot-comment"
 UPS = "docs/topics/2026-09-22-ups-runtime.md"
