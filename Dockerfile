@@ -5,7 +5,7 @@
 # workflow (.github/workflows/release.yml) maps `python:3.12-slim` to
 # `python:3.12-slim@sha256:…` with a BuildKit named context, so every published image starts
 # from exactly that base, while a local `docker build .` (and the container smoke test, which
-# stands a local image in for the tag) needs no registry. tests/test_release.py checks that every
+# stands a local image in for the tag) needs no registry. tests/unit/test_release.py checks that every
 # FROM here is pinned there.
 #
 # Two stages: `build` installs the pinned wheels into a virtualenv and keeps of them only what the

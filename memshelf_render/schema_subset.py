@@ -5,7 +5,7 @@ jsonschema's import costs more CPU than validating a small shelf. Almost every s
 keywords our two schemas use, answers True (valid), False (invalid) or None (not sure: a
 keyword or a value type it does not judge), and only a False or None goes on to jsonschema for
 the messages. A wrong True would hide a finding, so every True is the plain definition's
-answer; `tests/test_perf_schema.py` holds it to jsonschema's.
+answer; `tests/unit/test_perf_schema.py` holds it to jsonschema's.
 """
 
 from __future__ import annotations

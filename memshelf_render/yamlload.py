@@ -140,7 +140,7 @@ def scalar_text(text: str) -> str:
 # type comes from PyYAML's own implicit resolvers and scalar constructors, so the answer is
 # PyYAML's. Anything outside the subset (indentation, block scalars, anchors, tags, comments
 # after values, colons in plain values, ...) returns None and goes through the full loader.
-# tests/test_fuzz.py proves fast == full on generated blocks.
+# tests/unit/test_fuzz.py proves fast == full on generated blocks.
 
 # Characters YAML prints as themselves on one line (no control characters, no line breaks of
 # any kind: NEL, LS and PS break lines for YAML although not for str.split("\n")).

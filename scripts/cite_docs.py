@@ -7,7 +7,7 @@ the same section numbers, so the rewrite is mechanical: in the comments and stri
 every .py file, `SPEC §` → `docs/format.md §` and every `REFERENCE-BEHAVIOR` (with or without a
 directory or `.md`) → `docs/reference.md`. Code is never touched, and a second run changes nothing,
 so it is safe to run again after merging branches written before the rewrite.
-tests/test_docs.py checks the result: every citation must name a heading that exists.
+tests/unit/test_docs.py checks the result: every citation must name a heading that exists.
 
 Usage: python scripts/cite_docs.py [--check] [PATH ...]   (default: the whole repository)
 """

@@ -2,7 +2,7 @@
 """Write `docs/rules.md`, the rule catalog as a document, from `memshelf_render/catalog.py`.
 
 The catalog is the one source of every check's code, severity, scope, fix and shelf-spec rule;
-this page is generated from it so the two cannot drift (tests/test_docs.py fails when the
+this page is generated from it so the two cannot drift (tests/unit/test_docs.py fails when the
 committed page differs from a fresh rendering). Run it after adding or changing a catalog code.
 
 Usage: python scripts/gen_rules_doc.py [--out FILE]

@@ -28,7 +28,7 @@ REPO = "octo/shelf"
 BOT_TOKEN = "ghs_" + "B0tT0ken" * 4 + "abcd"  # a GitHub-token-shaped secret the bot must never echo
 MAINTAINER_TOKEN = "ghp_" + "Ma1nta1n" * 4 + "wxyz"
 # The sandbox has no secondary rate limit: no pause between writes (the spacing itself is
-# tests/test_action_runtime.py's), as the demo runs it.
+# tests/unit/test_action_runtime.py's), as the demo runs it.
 SANDBOX_ENV = {WRITE_SPACING_VAR: "0"}
 TOWER = "docs/topics/2026-09-16-tower-rack-case.md"
 

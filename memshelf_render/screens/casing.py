@@ -7,7 +7,7 @@ below it does not: IGNORECASE also takes `ı` and `İ` for `i` (and `İ` lowerca
 combining dot), `ſ` for `s`, and Cyrillic Extended-C letters for six Cyrillic ones, all of which
 `str.lower()` leaves as they are. A hostile episode could spell `İGNORE ALL PREVIOUS
 INSTRUCTIONS` or `ſECRET=…` with them to slip past a screen the pattern itself would not.
-`tests/screens/test_casing.py` derives this table from `re` over every code point.
+`tests/unit/screens/test_casing.py` derives this table from `re` over every code point.
 
 A screen either looks for these forms too (`lowered_forms`), or folds the rare text that holds
 one (`holds_misses`, then `fold`).
@@ -34,7 +34,7 @@ _FOLD = str.maketrans({**{other.lower(): letter for letter, others in LOWER_MISS
 
 
 # the characters LOWER_MISSES is derived for (printable ASCII, the Russian alphabet): a keyword of
-# these only is screened as above; `tests/test_casing.py` checks every one of them
+# these only is screened as above; `tests/unit/test_casing.py` checks every one of them
 _RUSSIAN = "абвгдеёжзийклмнопрстуфхцчшщъыьэюя"
 VOUCHED = frozenset(chr(i) for i in range(0x20, 0x7F)) | frozenset(_RUSSIAN + _RUSSIAN.upper())
 
