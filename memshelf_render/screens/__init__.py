@@ -14,10 +14,10 @@ spec. The work that makes it fast lives in this package, in two kinds:
 
 The rules call the plain definition wherever a screen says "maybe", so a screen that says
 "maybe" too often only costs time; one that says "no" wrongly would hide a finding, which is
-what the property test of each module (`tests/screens/test_<module>.py`) rules out against the
+what the property test of each module (`tests/unit/screens/test_<module>.py`) rules out against the
 plain definition. `switch.maybe_only()` turns every screen to "maybe" and every quick form
 back to its plain spelling: the plain definitions alone then give every finding, which
-`tests/screens/test_maybe_only.py` compares over the whole test corpus.
+`tests/unit/screens/test_maybe_only.py` compares over the whole test corpus.
 
 What screens compute from a text or an episode (its lowercased, folded text; its class codes)
 they keep in their own views (`view`), never on the episode.

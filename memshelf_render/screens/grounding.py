@@ -7,7 +7,7 @@ words); each digest stem still wanted is then searched for in the body's text (`
 stem is matched once, and the work stops as soon as the digest is known to be grounded (the share
 only grows). Its answer is used as it is, like a quick regular expression (not a screen whose
 "maybe" hands over to the plain definition: an ungrounded digest, a finding, would then be
-read twice), so `tests/screens/test_grounding.py` holds it to the plain definition: the same
+read twice), so `tests/unit/screens/test_grounding.py` holds it to the plain definition: the same
 None-ness, the same warn decision, the same share whenever it warns, whatever the search budget.
 """
 

@@ -1,6 +1,6 @@
 """The one switch that turns every screen to "maybe" and every quick form to its plain spelling.
 
-Production never turns it; `tests/screens/test_maybe_only.py` does, to show the plain
+Production never turns it; `tests/unit/screens/test_maybe_only.py` does, to show the plain
 definitions alone give the same findings as the screened production path.
 """
 

@@ -8,7 +8,7 @@ alternation of words, grouped or not) the word-start test goes after the first l
 `x(?<!\\w.)rest` matches where `\\bxrest` does (the `.` is the x itself, never a line break); not
 for a case-insensitive alternation of words with several first letters, where `re` has no one
 letter to skip to and the `\\b` first is the cheaper. A plain pattern that opens a sentence,
-`(?:^|(?<=[.!?])\\s+)(…)`, is tried once at the start and then only after a sentence's end. `tests/screens/test_wordstart.py` ties each to its plain form.
+`(?:^|(?<=[.!?])\\s+)(…)`, is tried once at the start and then only after a sentence's end. `tests/unit/screens/test_wordstart.py` ties each to its plain form.
 """
 
 from __future__ import annotations

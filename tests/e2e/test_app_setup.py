@@ -26,7 +26,7 @@ from tests import app_procs
 from tests.app_helpers import delivery_headers, push_payload
 from tests.browser import CHROMIUM, Browser
 from tests.sandbox_fixtures import raw_request, seed_tree
-from tests.test_sandbox_manifest_flow import web
+from tests.e2e.test_sandbox_manifest_flow import web
 
 pytestmark = [pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (./dev test installs it)"),
               pytest.mark.slow]

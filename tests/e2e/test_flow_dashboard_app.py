@@ -21,7 +21,7 @@ from tests.app_helpers import SECRET, rsa_pem
 from tests.app_procs import Proc, app_env, start
 from tests.app_redis import free_port
 from tests.app_shelves import seed_repos
-from tests.test_app_e2e import Agent, _explained
+from tests.e2e.test_app_loop import Agent, _explained
 
 APP_ID, SLUG = 4848, "shelf-dash"
 BOT = f"{SLUG}[bot]"

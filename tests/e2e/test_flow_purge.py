@@ -13,7 +13,7 @@ from memshelf_sandbox import webhooks
 from tests import action_harness
 from tests.action_harness import MAINTAINER_TOKEN, REPO, Harness, episode
 from tests.sandbox_fixtures import issue_comment_event, validated
-from tests.test_dashboard_e2e import UPS, dashboard, render
+from tests.e2e.test_flow_dashboard import UPS, dashboard, render
 
 pytestmark = pytest.mark.e2e
 

@@ -25,7 +25,7 @@ from tests.sandbox_app_fixtures import Receiver
 from tests.sandbox_fixtures import raw_request, seed_tree
 
 receiver = sandbox_app_fixtures.receiver
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 REDIRECT = "http://127.0.0.1:9/callback?keep=1"
 
 

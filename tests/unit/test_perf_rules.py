@@ -1,7 +1,7 @@
 """The content and digest rules on the largest file the size cap admits (linear time), line
 numbers from the line table against counting newlines, and quoted values read as JSON reads them.
 
-The screens' property tests against the plain definitions are in `tests/screens/`.
+The screens' property tests against the plain definitions are in `tests/unit/screens/`.
 """
 
 from __future__ import annotations

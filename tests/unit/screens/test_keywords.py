@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from memshelf_render.episode import parse
 from memshelf_render.rules import content
 from memshelf_render.screens import keywords, switch
-from tests.screens.instruction_texts import TEXT
+from tests.unit.screens.instruction_texts import TEXT
 
 PROPERTY = settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
 HEAD = "---\nid: x\nkind: topic\nspan: 2026-01-01\ntags: []\napprox_tokens: 1\n---\n"

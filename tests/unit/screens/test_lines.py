@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from memshelf_render.screens.lines import screen_of
-from tests.screens.test_patterns import PATTERNS as _ALL
+from tests.unit.screens.test_patterns import PATTERNS as _ALL
 
 
 def test_the_screen_starts_at_the_first_literal_unless_a_group_is_referred_back_to():

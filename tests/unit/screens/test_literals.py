@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from memshelf_render import redact
 from memshelf_render.screens.casing import screen_lower
 from memshelf_render.screens.literals import folded_literal, required_literal
-from tests.screens.test_patterns import PATTERNS
+from tests.unit.screens.test_patterns import PATTERNS
 
 PROPERTY = settings(max_examples=500, deadline=None, suppress_health_check=list(HealthCheck))
 _REGEXES = [re.compile(p) for p in PATTERNS] + [rule.regex for rule in redact.BUILTIN]

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from memshelf_render.episode import parse
 from memshelf_render.screens.casing import fold
 from memshelf_render.screens.view import EpisodeView, of_episode
-from tests.screens.instruction_texts import TEXT
+from tests.unit.screens.instruction_texts import TEXT
 
 HEAD = "---\nid: x\nkind: topic\nspan: 2026-01-01\ntags: []\napprox_tokens: 1\n---\n"
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from memshelf_render.rules import content, digest
 from memshelf_render.screens import switch
 from memshelf_render.screens.wordstart import quick, quick_search
-from tests.screens.instruction_texts import FRAGMENTS
+from tests.unit.screens.instruction_texts import FRAGMENTS
 
 
 def _found(pattern: re.Pattern[str], text: str) -> list[tuple[tuple[int, int], str]]:
