@@ -25,8 +25,8 @@ from memshelf_sandbox import Sandbox, seed_bare_repo
 from tests import app_procs
 from tests.app_helpers import delivery_headers, push_payload
 from tests.browser import CHROMIUM, Browser
-from tests.sandbox_fixtures import raw_request, seed_tree
 from tests.e2e.test_sandbox_manifest_flow import web
+from tests.sandbox_fixtures import raw_request, seed_tree
 
 pytestmark = [pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (./dev test installs it)"),
               pytest.mark.slow]

@@ -12,8 +12,8 @@ import pytest
 from memshelf_sandbox import webhooks
 from tests import action_harness
 from tests.action_harness import MAINTAINER_TOKEN, REPO, Harness, episode
-from tests.sandbox_fixtures import issue_comment_event, validated
 from tests.e2e.test_flow_dashboard import UPS, dashboard, render
+from tests.sandbox_fixtures import issue_comment_event, validated
 
 pytestmark = pytest.mark.e2e
 

@@ -14,9 +14,9 @@ from github import GithubException
 from memshelf_sandbox import Sandbox, seed_bare_repo
 from memshelf_sandbox.app import App
 from tests import sandbox_app_fixtures
+from tests.e2e.test_sandbox_app_webhooks import assert_genuine, commit, git
 from tests.sandbox_app_fixtures import APP_ID, SECRET, Receiver
 from tests.sandbox_fixtures import seed_tree
-from tests.e2e.test_sandbox_app_webhooks import assert_genuine, commit, git
 
 pem, receiver = sandbox_app_fixtures.pem, sandbox_app_fixtures.receiver
 FORK = "outsider/shelf"

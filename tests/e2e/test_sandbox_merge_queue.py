@@ -13,9 +13,9 @@ import pytest
 from memshelf_sandbox import Sandbox, seed_bare_repo
 from memshelf_sandbox.app import App
 from tests import sandbox_app_fixtures
+from tests.e2e.test_sandbox_app_webhooks import assert_genuine, clone, commit, git
 from tests.sandbox_app_fixtures import APP_ID, SECRET, Receiver
 from tests.sandbox_fixtures import raw_request, seed_tree
-from tests.e2e.test_sandbox_app_webhooks import assert_genuine, clone, commit, git
 
 pem, receiver = sandbox_app_fixtures.pem, sandbox_app_fixtures.receiver
 
