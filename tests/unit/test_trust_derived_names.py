@@ -190,6 +190,20 @@ def test_the_config_and_the_names_it_masked_are_named(tmp_path: Path) -> None:
     assert "a secret in its file name was masked" in reason and "a secret in id was masked" in reason
 
 
+@pytest.mark.parametrize("case", CASES)
+def test_validate_after_render_names_the_secret_not_the_masked_derived_files(tmp_path: Path, case: str) -> None:
+    """Render masks a secret in an id or a name; validate then judges the derived files against the
+    names as render writes them, so the shelf's one problem is the secret, not a ledger row, a
+    .meta.json key or an INDEX entry that seems missing or stale."""
+    leak = LEAKS[case]
+    root = leaky_shelf(tmp_path / "shelf", leak)
+    assert run_cli("render", str(root)).returncode == 0
+    proc = run_cli("validate", str(root), "--format", "json")
+    codes = {f["code"] for f in json.loads(proc.stdout)["findings"]}
+    assert not codes & {"ledger-row-missing", "ledger-row-orphan", "meta-entry-stale", "index-entry-missing",
+                        "index-link-broken"}, codes
+
+
 # --- `resolve` inside a real git merge ------------------------------------------------------------
 
 
