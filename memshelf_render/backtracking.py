@@ -13,20 +13,6 @@ import re
 _BACKTRACK_LIMIT = 10_000  # ways a bounded repeat may split its input before it is refused
 
 
-def top_level(regex: re.Pattern[str]) -> list | None:
-    """`re`'s parse of a str pattern, its top-level items (None for bytes, or when the private
-    parser, which may change between versions, cannot read it): what the screens in front of the
-    POLICY rules are derived from."""
-    if not isinstance(regex.pattern, str):
-        return None
-    try:
-        from re import _parser  # type: ignore[attr-defined]
-
-        return list(_parser.parse(regex.pattern, regex.flags))
-    except Exception:  # the pattern compiled, so this is only a parser-version difference
-        return None
-
-
 def backtracking_risk(regex: re.Pattern[str]) -> str | None:
     """Why `regex` could take exponential time on a hostile line, or None. Refused: a repeat of
     variable length inside another repeat where the split between them is ambiguous (`(a+)+`,

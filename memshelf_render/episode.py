@@ -16,7 +16,6 @@ from typing import Any
 import yaml
 
 from . import yamlload
-from .casing import holds_misses, may_hold_misses
 from .findings import Finding
 
 DEFAULT_MAX_BYTES = 1024 * 1024
@@ -60,9 +59,7 @@ class Episode:
     readable: bool = True
     partial: bool = False  # parsed only up to the end of the Digest (renderers' mode)
     digest_ended: bool = False  # ...and another section followed it: what the renderers need is read
-    case_misses: bool = False  # holds a letter IGNORECASE takes for another (`casing`): screens fold
     _line_values: dict[str, str] | None = None
-    _lower: str | None = None
 
     def get(self, key: str, default: Any = None) -> Any:
         return default if self.meta is None else self.meta.get(key, default)
@@ -90,26 +87,6 @@ class Episode:
     @property
     def body_lines(self) -> list[str]:
         return self.lines[self.body_start :]
-
-    @property
-    def prose_lower(self) -> str:
-        """The lowercased text outside fenced code blocks (with the frontmatter), for screens
-        that ignore quoted code."""
-        if not self.code_blocks:
-            return self.lower
-        parts, at = [], 0
-        for start, end in self.code_blocks:
-            parts.extend(self.lines[at:start])
-            at = end
-        parts.extend(self.lines[at:])
-        return "\n".join(parts).lower()
-
-    @property
-    def lower(self) -> str:
-        """The text lowercased once, for the cheap keyword screens of several checks."""
-        if self._lower is None:
-            self._lower = self.text.lower()
-        return self._lower
 
     def line_reader_values(self) -> dict[str, str]:
         """The frontmatter as line-based shelf tools read it: split at the first colon,
@@ -205,7 +182,6 @@ def parse(
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     ep.text = text
-    ep.case_misses = may_hold_misses(data) and holds_misses(text)
     ep.lines = lines = text.split("\n")
 
     _parse_frontmatter(ep, lines)

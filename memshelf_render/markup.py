@@ -10,20 +10,18 @@ from __future__ import annotations
 
 import re
 
-from .casing import screen_lower
+from .screens.markup import may_hold
 
 _LINK = "a Markdown link"
-# (what it is, pattern, gate), most specific first: the first that matches names the finding.
-# Each is a short pattern, so a search stays linear in the text. The two case-insensitive ones
-# start with `\b`, which `re` tries at every position, so they run only where their lowercase
-# gate occurs in the text's `screen_lower` (which every match of theirs shows, `casing`).
-_SHAPES: tuple[tuple[str, re.Pattern[str], str | None], ...] = (
-    ("an HTML comment", re.compile(r"<!--|-->"), None),
-    (_LINK, re.compile(r"\][(\[]"), None),
-    ("an autolink", re.compile(r"<[A-Za-z][A-Za-z0-9+.-]{1,31}:"), None),
-    ("an HTML tag", re.compile(r"</?[A-Za-z]|<[!?]"), None),
-    ("a javascript: URL", re.compile(r"(?i)\b(?:java|vb)script\s*:"), "script"),
-    ("a data: URL", re.compile(r"(?i)\bdata:[a-z]+/"), "data:"),
+# (what it is, pattern), most specific first: the first that matches names the finding. Each is a
+# short pattern, so a search stays linear in the text.
+SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("an HTML comment", re.compile(r"<!--|-->")),
+    (_LINK, re.compile(r"\][(\[]")),
+    ("an autolink", re.compile(r"<[A-Za-z][A-Za-z0-9+.-]{1,31}:")),
+    ("an HTML tag", re.compile(r"</?[A-Za-z]|<[!?]")),
+    ("a javascript: URL", re.compile(r"(?i)\b(?:java|vb)script\s*:")),
+    ("a data: URL", re.compile(r"(?i)\bdata:[a-z]+/")),
 )
 # What escaping rewrites: `<` before a tag, comment or autolink; `>` closing a comment; `]` that
 # would close a link's or image's text. Entities, not backslashes: a backslash already in the
@@ -33,15 +31,9 @@ _ENTITY = {"<": "&lt;", ">": "&gt;", "]": "&#93;"}
 
 
 def find_markup(text: str) -> str | None:
-    """What markup `text` holds, in words (None when it is plain text)."""
-    if not any(c in text for c in "<>]:"):
-        return None
-    lower: str | None = None
-    for what, shape, gate in _SHAPES:
-        if gate is not None:
-            lower = screen_lower(text) if lower is None else lower
-            if gate not in lower:
-                continue
+    """What markup `text` holds, in words (None when it is plain text). Each shape is searched
+    where its screen (`screens.markup`) says it may match."""
+    for what, shape in may_hold(text, SHAPES):
         m = shape.search(text)
         if m is None:
             continue

@@ -348,9 +348,11 @@ _prose = st.lists(st.sampled_from(_VOCAB), max_size=90).map(" ".join)
 @settings(max_examples=500, deadline=None, suppress_health_check=list(HealthCheck))
 @given(_prose, st.lists(_prose, max_size=6), st.lists(_prose, max_size=6), st.booleans())
 def test_grounding_matches_the_plain_definition(digest_text, before, after, unicode_case):
-    """docs/reference.md §6.4 computed over the whole body equals the chunked, early-stopping
-    implementation (same warn decision; the same value whenever it warns)."""
-    from memshelf_render.rules.digest import GROUNDING_MIN, _grounding, content_words
+    """docs/reference.md §6.4 computed over the whole body (`digest.grounding`) equals the chunked,
+    early-stopping screen (same warn decision; the same value whenever it warns)."""
+    from memshelf_render.rules.digest import CONTENT_WORD, GROUNDING_MIN, STOP, content_words, grounding
+    from memshelf_render.screens.grounding import share
+    from memshelf_render.screens.view import of_episode
 
     body_before = "\n".join(before)
     body_after = "\n".join(after) + ("\nİSTANBUL" if unicode_case else "")
@@ -358,15 +360,8 @@ def test_grounding_matches_the_plain_definition(digest_text, before, after, unic
             + "\n## Digest\n" + digest_text + "\n## Decisions\n" + body_after + "\n")
     ep = parse(text.encode(), "docs/topics/x.md", category="topics")
     sec = ep.section("digest")
-    d_words = content_words(ep.section_text(sec))
-    body = "\n".join(ep.lines[ep.body_start: sec.line - 1] + ep.lines[sec.end:])
-    b_words = content_words(body)
-    if len(d_words) < 8 or len(b_words) < 40:
-        expected = None
-    else:
-        stems = {w[:5] for w in b_words}
-        expected = sum(1 for w in d_words if w[:5] in stems) / len(d_words)
-    got = _grounding(ep, sec, ep.section_text(sec))
+    expected = grounding(ep, sec)
+    got = share(of_episode(ep), sec, content_words(ep.section_text(sec)), CONTENT_WORD, STOP, GROUNDING_MIN)
     assert (got is None) == (expected is None)
     if expected is not None:
         assert (got < GROUNDING_MIN) == (expected < GROUNDING_MIN)

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..casing import fold
 from ..episode import Episode
 from ..findings import Finding
 from ..redact import PolicyPack, mask, scan
+from ..screens.view import of_episode
 from .context import Context
 
 SHOWN_CHARS = 100
@@ -32,7 +32,7 @@ def _what(kind: str, policy: bool) -> str:
 def check(ep: Episode, ctx: Context) -> Iterator[Finding]:
     if not ep.readable:
         return
-    hits = scan(ep.text, ctx.policy, fold(ep.lower) if ep.case_misses else ep.lower)
+    hits = scan(ep.text, ctx.policy, of_episode(ep).screened)
     seen: set[tuple[str, int]] = set()
     if hits:
         masked_lines = mask(ep.text, ctx.policy).split("\n")

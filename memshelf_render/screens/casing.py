@@ -7,16 +7,13 @@ below it does not: IGNORECASE also takes `ı` and `İ` for `i` (and `İ` lowerca
 combining dot), `ſ` for `s`, and Cyrillic Extended-C letters for six Cyrillic ones, all of which
 `str.lower()` leaves as they are. A hostile episode could spell `İGNORE ALL PREVIOUS
 INSTRUCTIONS` or `ſECRET=…` with them to slip past a screen the pattern itself would not.
-`tests/test_casing.py` derives this table from `re` over every code point.
+`tests/screens/test_casing.py` derives this table from `re` over every code point.
 
 A screen either looks for these forms too (`lowered_forms`), or folds the rare text that holds
-one (`holds_misses`, then `fold`); `may_hold_misses` tells from a file's bytes, with a memchr or
-three, that it holds none.
+one (`holds_misses`, then `fold`).
 """
 
 from __future__ import annotations
-
-import re
 
 # letter -> the other characters IGNORECASE takes for it whose lowercase is not the letter
 LOWER_MISSES: dict[str, str] = {
@@ -30,9 +27,7 @@ LOWER_MISSES: dict[str, str] = {
     "ъ": "ᲆ",
 }
 _MISSES = "".join(LOWER_MISSES.values())
-_ANY_MISS = re.compile("[" + re.escape(_MISSES) + "]")
-# the first UTF-8 byte of each miss (Latin Extended-A, Cyrillic Extended-C): rare in any text
-_LEAD_BYTES = tuple(sorted({other.encode()[:1] for other in _MISSES}))
+_LOWERED_MISSES = "".join(sorted({c for miss in _MISSES for c in miss.lower() if not c.isascii()}))
 # a lowered miss -> its letter; the combining dot of a lowered `İ` goes (a screen may pass more)
 _FOLD = str.maketrans({**{other.lower(): letter for letter, others in LOWER_MISSES.items() for other in others
                           if len(other.lower()) == 1}, "\u0307": None})
@@ -49,18 +44,23 @@ def lowered_forms(letter: str) -> tuple[str, ...]:
     return (letter, *(other.lower() for other in LOWER_MISSES.get(letter, "")))
 
 
-def may_hold_misses(data: bytes) -> bool:
-    """False when the UTF-8 `data` surely holds no character of LOWER_MISSES."""
-    return any(lead in data for lead in _LEAD_BYTES)
-
-
-def holds_misses(text: str) -> bool:
-    return not text.isascii() and _ANY_MISS.search(text) is not None  # isascii: a flag, O(1)
+def holds_misses(lower: str) -> bool:
+    """Whether the lowercased text `lower` holds a lowered miss (`İ` lowered is `i` and a combining
+    dot: a dot of the text's own counts too, and folding it away only makes a screen pass more).
+    Looked for in the lowercased text, whose misses do not share their low byte with a common
+    Cyrillic letter (`İ` does, with `а`, and `str`'s memchr stops at each); isascii is a flag, O(1)."""
+    if lower.isascii():
+        return False
+    for miss in _LOWERED_MISSES:  # noqa: SIM110 (a loop: a generator would resume once a miss, on every text)
+        if miss in lower:
+            return True
+    return False
 
 
 def screen_lower(text: str) -> str:
     """`text` lowercased for a keyword screen: folded (below) when it holds a miss."""
-    return fold(text.lower()) if holds_misses(text) else text.lower()
+    lower = text.lower()
+    return fold(lower) if holds_misses(lower) else lower
 
 
 def fold(lower: str) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from .backtracking import top_level
+from .literals import top_level
 
 _CAPITAL, _SMALL, _DIGIT, _OTHER = ord("A"), ord("a"), ord("0"), 0x80
 
