@@ -10,15 +10,12 @@ derived files are left out — render draws the badge while it rewrites those ve
 from __future__ import annotations
 
 import json
-import sys
 from functools import cache
 from pathlib import Path
-from typing import Any
 from xml.sax.saxutils import escape
 
-from .cli import load_for_command
 from .findings import Finding, Severity
-from .records import Record, collect
+from .records import Record
 from .shelf import DEFAULT_CONTEXT_WINDOW, Shelf
 from .stats import LedgerRow, claimed_economy, human, tokens
 
@@ -110,22 +107,3 @@ def badge_files(shelf: Shelf, records: list[Record], index_text: str) -> dict[st
     name, fill = COLORS[health(validate_shelf(shelf))]
     text = message(records, index_text)
     return {"badge.svg": badge_svg(LABEL, text, fill), "badge.json": badge_json(LABEL, text, name)}
-
-
-def cli_main(args: Any) -> int:
-    shelf = load_for_command(args.path)
-    if shelf is None:
-        return 2
-    records, _ = collect(shelf.episodes)
-    files = badge_files(shelf, records, shelf.read_text(shelf.index_path) or "")
-    data = files["badge.json" if args.format == "json" else "badge.svg"]
-    if args.out is None:
-        sys.stdout.buffer.write(data)
-        sys.stdout.flush()
-        return 0
-    try:
-        Path(args.out).write_bytes(data)
-    except OSError as exc:
-        print(f"memshelf-bot badge: cannot write {args.out}: {exc.strerror}", file=sys.stderr)
-        return 1
-    return 0

@@ -6,21 +6,20 @@ field flattened, a byte order mark stripped, and every detected secret masked as
 `«redacted:<kind>»` (what the capture-time redaction pass does). Only the lines concerned change;
 every other byte, line endings included, stays as it was. Fixing until nothing more changes makes
 the result a fixed point, so a second run changes nothing. `plan` is pure (new bytes per file);
-`cli_main` writes them and reports what is left.
+`memshelf_render.commands.fix` writes them and reports what is left.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import sys
 from dataclasses import dataclass
 
 import yaml
 
 from . import yamlload
 from .episode import Episode, parse
-from .findings import Finding, Severity
+from .findings import Finding
 from .redact import PolicyPack, mask
 from .rules import Context
 from .shelf import EpisodeRef, Shelf
@@ -203,30 +202,3 @@ def plan(shelf: Shelf, changed: list[str] | None = None) -> list[FileFix]:
         if fixed != data:
             out.append(FileFix(ref.path, fixed, codes))
     return out
-
-
-def cli_main(args) -> int:
-    from .cli import load_for_command, shown
-    from .report.as_text import write
-    from .validate import run
-    from .validate_command import changed_problem, take_path_operand
-
-    if args.changed:
-        why = take_path_operand(args) or changed_problem(args.path, args.changed)
-        if why is not None:
-            print(f"memshelf-bot fix: {shown(why)}", file=sys.stderr)
-            return 2
-    shelf = load_for_command(args.path)
-    if shelf is None:
-        return 2
-    fixes = plan(shelf, args.changed)
-    shelf_policy = PolicyPack.parse(shelf.read_text(shelf.patterns_path))
-    for fix in fixes:
-        shelf.abs(fix.path).write_bytes(fix.data)
-        print(f"fixed {shown(mask(fix.path, shelf_policy))}: {', '.join(dict.fromkeys(fix.codes))}")
-    checked = args.changed if args.changed is not None else [str(shelf.abs(r.path)) for r in shelf.layout.episodes]
-    report = run(args.path, changed=checked)
-    report.findings = [f for f in report.findings if f.severity is not Severity.INFO]
-    write(report, sys.stdout)
-    print(f"fix: {len(fixes)} file(s) changed, {len(report.findings)} finding(s) left")
-    return 2 if report.config_error else (1 if report.findings else 0)

@@ -12,14 +12,11 @@ config files it validates are read from the shelf it is given (the head's tree).
 from __future__ import annotations
 
 import fnmatch
-import sys
 from dataclasses import dataclass, field
 
-from .cli import json_document, load_for_command, shown
-from .escape import log_line
 from .findings import Finding
 from .paths import stem
-from .redact import PolicyPack, mask
+from .redact import PolicyPack
 from .shelf import ARCHIVE_DIR, MANIFEST, RECALL_LOG, SETTINGS, Shelf, load_settings, load_shelf
 
 MODE_SYMLINK = "120000"
@@ -218,36 +215,3 @@ def base_episode_ids(shelf: Shelf, base: str) -> set[str]:
     roots = [shelf.docs_root, shelf.archive_docs_root]
     listing = _git(shelf, "ls-tree", "-r", "--name-only", "-z", "--end-of-options", base, "--", *roots)
     return {stem(p) for p in listing.split("\0") if is_episode_path(shelf, p)}
-
-
-def cli_main(args) -> int:
-    import subprocess
-
-    shelf = load_for_command(args.path)
-    if shelf is None:
-        return 2
-    try:
-        changes = git_changes(shelf, args.base, args.head)
-        base_ids = base_episode_ids(shelf, args.base)
-    except subprocess.CalledProcessError as exc:
-        print(f"git failed: {shown(exc.stderr.decode(errors='replace').strip())}", file=sys.stderr)
-        return 2
-    allow = list(shelf.settings.allow_paths) + list(args.allow or [])
-    result = classify(shelf, changes, base_ids=base_ids, allow=allow)
-    if args.format == "json":
-        print(json_document(result.as_dict()))
-    elif args.format == "github":
-        from .report.as_github import annotation
-
-        for f in result.findings:
-            print(annotation({"error": "error", "warning": "warning"}.get(f.severity.value, "notice"),
-                             mask(f.path), None, f"memshelf-bot: {f.code}", f"{mask(f.message)}\nfix: {f.rule.fix}"))
-    else:
-        for label, paths in (("added", result.added), ("modified", result.modified), ("removed", result.removed),
-                             ("derived", result.derived), ("other", result.other), ("allowed", result.allowed)):
-            for p in paths:
-                print(f"{label:9} {shown(p)}")
-        for f in result.findings:
-            print(f"{log_line(mask(f.path))}: {f.severity.value} [{f.code}] {shown(f.message)}")
-        print("guard: " + ("ok" if result.ok else "blocked"))
-    return 0 if result.ok else 1

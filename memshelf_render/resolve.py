@@ -22,13 +22,11 @@ Deliberate differences from the reference (docs/reference.md §10, §14.6):
 from __future__ import annotations
 
 import subprocess
-import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import __version__
-from .cli import json_document, report_config, shown
 from .derived import is_derived
 from .findings import Finding
 from .guard import is_episode_path
@@ -429,57 +427,3 @@ def resolve(root: str | Path, *, commit: bool = False) -> ResolveResult:
     elif result.in_merge and not result.unresolved:
         result.notes.append("the merge is settled and staged: `git commit` (or resolve --commit) completes it")
     return result
-
-
-# --- the command ------------------------------------------------------------------------------
-
-
-def _print_text(result: ResolveResult) -> None:
-    """One line per path and note; each starts with our own word, the rest is `shown`."""
-    for path in result.resolved:
-        print(f"unioned      {shown(path)}")
-    for path in result.regenerated:
-        print(f"regenerated  {shown(path)}")
-    for item in result.unresolved:
-        print(f"unresolved   {shown(item.path)}: {shown(item.reason)}")
-    for note in result.notes:
-        print(f"note: {shown(note)}")
-    counts = result.validation.get("counts", {})
-    print(f"validate: {result.validation.get('verdict')} ({counts.get('error', 0)} errors, "
-          f"{counts.get('warning', 0)} warnings)")
-    if result.commit_error:
-        print(f"commit: {result.commit_error}")
-    elif result.committed:
-        print(f"committed {result.commit}")
-    print(f"resolve: {_verdict(result)}")
-
-
-def _verdict(result: ResolveResult) -> str:
-    """The last line, truthful about what happened: outside a merge nothing was resolved."""
-    if result.status == "needs-human":
-        return "needs a human"
-    errors = "" if result.status == "resolved" else ", but validate reports errors"
-    if result.in_merge:
-        return f"resolved{errors}"
-    where = "not in a merge" if result.git else "not a git repository"
-    if result.resolved:
-        return f"{where}: {', '.join(result.resolved)} unioned, derived files regenerated{errors}"
-    return f"{where}: derived files regenerated only{errors}"
-
-
-def cli_main(args) -> int:
-    """`resolve [PATH] [--commit] [--format text|json]`: exit 0 settled, 1 a human must act,
-    2 config error (shelf.yml missing or invalid without being conflicted)."""
-    try:
-        result = resolve(args.path, commit=args.commit)
-    except ShelfConfigError as exc:
-        report_config(exc.problems)
-        return 2
-    except GitError as exc:
-        print(f"git failed: {shown(str(exc))}", file=sys.stderr)
-        return 2
-    if args.format == "json":
-        print(json_document(result.as_dict()))
-    else:
-        _print_text(result)
-    return result.exit_code

@@ -7,15 +7,11 @@ chart and the badge, so the three can never disagree about a number.
 
 from __future__ import annotations
 
-import json
-import os
-import sys
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from . import __version__
-from .cli import load_for_command
 from .economy import (
     Claimed,
     ClaimedTally,
@@ -32,7 +28,7 @@ from .records import collect
 from .shelf import DEFAULT_CONTEXT_WINDOW, RECALL_LOG, Shelf
 from .text import tokens
 
-__all__ = ["Claimed", "ClaimedTally", "LedgerRow", "Realized", "ShelfStats", "banner", "claimed_economy",
+__all__ = ["Claimed", "ClaimedTally", "LedgerRow", "Realized", "ShelfStats", "banner", "chart_png", "claimed_economy",
            "context_window", "format_text", "human", "ledger_rows", "realized_economy", "shelf_stats", "tokens"]
 
 CONTEXT_WINDOW_ENV = "MEMSHELF_CONTEXT_WINDOW"
@@ -98,36 +94,11 @@ def format_text(stats: ShelfStats) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _write_png(shelf: Shelf, window: int, out: str) -> None:
+def chart_png(shelf: Shelf, window: int) -> bytes:
+    """The stats chart as PNG (for `stats --png`)."""
     from .raster import svg_to_png
     from .render.chart import chart_svg
 
     records, _ = collect(shelf.episodes)
-    svg = chart_svg(records, index_text=shelf.read_text(shelf.index_path) or "",
-                    context_window=window, previous=None)
-    with open(out, "wb") as fh:
-        fh.write(svg_to_png(svg))
-
-
-def cli_main(args: Any) -> int:
-    shelf = load_for_command(args.path)
-    if shelf is None:
-        return 2
-    if args.context_window is not None and args.context_window <= 0:
-        print(f"memshelf-bot stats: --context-window must be positive, got {args.context_window}", file=sys.stderr)
-        return 2
-    window, note = context_window(args.context_window, os.environ, shelf.settings.context_window)
-    if note:
-        print(f"memshelf-bot stats: {note}", file=sys.stderr)
-    stats = shelf_stats(shelf, window)
-    if args.png:
-        try:
-            _write_png(shelf, window, args.png)
-        except OSError as exc:
-            print(f"memshelf-bot stats: cannot write {args.png}: {exc.strerror}", file=sys.stderr)
-            return 1
-    if args.format == "json":
-        sys.stdout.write(json.dumps(stats.as_dict(), indent=2, ensure_ascii=False) + "\n")
-    else:
-        sys.stdout.write(format_text(stats))
-    return 0
+    return svg_to_png(chart_svg(records, index_text=shelf.read_text(shelf.index_path) or "",
+                                context_window=window, previous=None))

@@ -8,7 +8,6 @@ consistency is left out there because derived files lag on a branch by design.
 from __future__ import annotations
 
 import os
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -190,14 +189,3 @@ def run(path: str | Path, *, changed: list[str] | None = None, strict: bool = Fa
     report.findings = validation.findings()
     report.episodes = len(shelf.layout.episodes) if changed is None else len(changed)
     return report
-
-
-def cli_main(args) -> int:
-    from .report import emit, list_rules
-
-    if args.list_rules:
-        list_rules(args.format, sys.stdout)
-        return 0
-    report = run(args.path, changed=args.changed, strict=args.strict)
-    emit(report, args.format, sys.stdout)
-    return report.exit_code

@@ -96,7 +96,7 @@ def test_version_says_what_the_parser_says(capsys):
 
 FORK_FIRST_SCRIPT = """
 import sys
-import memshelf_render.render_command
+import memshelf_render.commands.render
 print(*sorted(m for m in ("memshelf_render.render", "memshelf_render.records", "memshelf_render.shelf", "yaml",
                           "multiprocessing", "matplotlib") if m in sys.modules))
 """
@@ -112,13 +112,15 @@ def test_the_chart_helper_forks_before_the_renderers_load():
 
 VALIDATE_SCRIPT = """
 import sys
-import memshelf_render.validate_command, memshelf_render.validate, memshelf_render.report
+from memshelf_render.cli import build_parser
+build_parser()
+import memshelf_render.commands.validate, memshelf_render.validate, memshelf_render.report
 print(*sorted(m for m in ("subprocess", "hashlib", "multiprocessing", "jsonschema", "matplotlib") if m in sys.modules))
 """
 
 
 def test_validate_loads_no_module_it_does_not_use():
-    """A validate run imports neither subprocess (git is the guard's), hashlib (SARIF's),
+    """A validate run (the whole parser, every command registered) imports neither subprocess (git is the guard's), hashlib (SARIF's),
     multiprocessing (the executor forks bare), jsonschema (only for a config that fails the fast
     check) nor matplotlib: each costs milliseconds on every run, the small shelf's included."""
     proc = subprocess.run([sys.executable, "-c", VALIDATE_SCRIPT], capture_output=True, text=True, check=True,

@@ -33,7 +33,7 @@ from ..derived import (
 from ..parallel import cores
 from ..records import Collecting, Record
 from ..redact import mask
-from ..shelf import DOCSHELF, Shelf
+from ..shelf import DOCSHELF, MANIFEST, Shelf
 from ..text import MAX_DESCRIPTION_CHARS, flatten
 from .archive import CONFIG_PATH, archive_book
 from .cells import CellGuard
@@ -57,7 +57,7 @@ class RenderResult:
     drifted: list[str] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-    neutralised: list[tuple[str, str]] = field(default_factory=list)  # (episode, what was masked/escaped)
+    neutralised: list[tuple[str, str]] = field(default_factory=list)  # (episode or config, what was masked/escaped)
 
     @property
     def ok(self) -> bool:
@@ -68,8 +68,9 @@ class RenderResult:
         drift), episodes (files discovered), written, deleted, unchanged, drifted (shelf-relative
         paths in render order), skipped ([{path, reason}]: episodes without a ledger row and
         derived paths that could not be written), warnings (strings) and neutralised ([{path,
-        reason}]: episodes with error-level content — a secret, markup or a line break in a title — that was
-        masked or escaped on its way into the derived files)."""
+        reason}]: episodes with error-level content — a secret, markup or a line break in a title, a
+        secret in the file name — that was masked or escaped on its way into the derived files, and
+        a renderer config file with a secret that was masked)."""
         return {
             "tool": "memshelf-bot",
             "version": __version__,
@@ -114,19 +115,21 @@ def utf8(text: str) -> bytes:
     return text.encode("utf-8", "backslashreplace")
 
 
-def _index_files(shelf: Shelf, book: Book, meta: dict, splits: dict, foot: str) -> dict[str, bytes | None]:
-    """The book's INDEX, then its SUBINDEX files (empty when a human keeps the docs INDEX)."""
+def _index_files(shelf: Shelf, book: Book, meta: dict, splits: dict, foot: str,
+                 guard: CellGuard) -> dict[str, bytes | None]:
+    """The book's INDEX, then its SUBINDEX files (empty when a human keeps the docs INDEX). Its
+    config and every name it takes pass `guard` first."""
     if not book.archived and not index_is_derived(shelf):
         return {}
-    categories = index_categories(shelf, archived=book.archived, meta=meta, splits=splits)
-    links = Links(book.cfg, book.rel(posixpath.dirname(book.index_path)))
-    text = index_text(book.cfg, categories, links, default_preamble=book.default_preamble, footer_line=foot)
+    cfg = guard.config(book.cfg, CONFIG_PATH if book.archived else DOCSHELF)
+    categories = index_categories(shelf, archived=book.archived, meta=meta, splits=splits, guard=guard)
+    links = Links(cfg, book.rel(posixpath.dirname(book.index_path)))
+    text = index_text(cfg, categories, links, default_preamble=book.default_preamble, footer_line=foot)
     files: dict[str, bytes | None] = {book.index_path: utf8(text)}
-    split_entries = {e.split_dir: e for entries in categories.values() for e in entries if e.sections}
+    split_entries = {e.source[:-3]: e for entries in categories.values() for e in entries if e.sections}
     for path in subindex_paths(shelf, archived=book.archived):
-        folder = book.rel(posixpath.dirname(path))
-        entry = split_entries.get(folder)
-        files[path] = None if entry is None else utf8(subindex_text(entry, Links(book.cfg, folder), foot))
+        entry = split_entries.get(book.rel(posixpath.dirname(path)))
+        files[path] = None if entry is None else utf8(subindex_text(entry, Links(cfg, entry.split_dir), foot))
     return files
 
 
@@ -168,9 +171,9 @@ def plan(shelf: Shelf, records: list[Record], *, badge: bool | None = None,
     if shelf.docshelf_problem:
         warnings.append(f"{DOCSHELF}: {shelf.docshelf_problem}; INDEX.md rendered with the default settings")
     splits = split_documents(shelf)
-    foot = footer(shelf.generated_by, shelf.docs_root)
+    foot = footer(shelf.generated_by, guard.name(shelf.docs_root, MANIFEST, "docs_root"))
     docs_meta = meta_entries(records, archived=False, guard=guard)
-    docs_index = _index_files(shelf, docs_book(shelf), docs_meta, splits, foot)
+    docs_index = _index_files(shelf, docs_book(shelf), docs_meta, splits, foot, guard)
     index_str = _index_str(shelf, docs_index)
     drawing: Callable[[], bytes] | None = None
     if draw_chart:
@@ -188,7 +191,7 @@ def plan(shelf: Shelf, records: list[Record], *, badge: bool | None = None,
             warnings.append(f"{CONFIG_PATH}: {problem}; {ARCHIVE_INDEX} rendered with the default settings")
         archive_meta = meta_entries(records, archived=True, guard=guard)
         files.update(_meta_files(shelf, archive_meta, archived=True))
-        files.update(_index_files(shelf, archive, archive_meta, splits, foot))
+        files.update(_index_files(shelf, archive, archive_meta, splits, foot, guard))
     elif on_disk(shelf.root, ARCHIVE_INDEX).exists:
         files[ARCHIVE_INDEX] = None
 

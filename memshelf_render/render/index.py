@@ -5,8 +5,9 @@ with its own test: titles and descriptions are flattened so no frontmatter value
 (docs/reference.md §14.3); an empty shelf still gets the footer (docs/reference.md §14.8); `index.generated_by: external` gets our own
 footer; the preamble used when `.docshelf.json` gives none is our own text; SUBINDEX.md files are
 our own layout; a `category_order` that repeats a category lists it once; titles and descriptions
-are masked (`CellGuard`, the humanized file name with `mask`) and their HTML/Markdown markup is escaped (`escape_markup`), so no shelf,
-valid or not, can put a secret, a tag, a comment or a link into INDEX.
+are masked and their HTML/Markdown markup is escaped (`escape_markup`), and so are the paths, file
+names and category names INDEX shows or links (`CellGuard`, masked before they are humanized), so
+no shelf, valid or not, can put a secret, a tag, a comment or a link into INDEX.
 """
 
 from __future__ import annotations
@@ -18,9 +19,9 @@ from dataclasses import dataclass
 from ..derived import SUBINDEX_NAME, SectionFile, normalize
 from ..escape import terminal
 from ..markup import escape_markup
-from ..redact import mask
 from ..shelf import ARCHIVE_DIR, DocshelfConfig, Shelf
 from ..text import flatten_cell, humanize_stem
+from .cells import CellGuard, around_masks, encodable
 from .links import Links
 
 DOCSHELF_FOOTER = (
@@ -66,9 +67,11 @@ def docs_book(shelf: Shelf) -> Book:
 
 @dataclass(frozen=True, slots=True)
 class Entry:
-    """One document of the INDEX; `path` is relative to the rendered root (shelf or archive)."""
+    """One document of the INDEX. `path` is relative to the rendered root (shelf or archive) as
+    INDEX may show it (masked, `CellGuard`); `source` is the same path as found on disk."""
 
     path: str
+    source: str
     title: str
     description: str
     size: int
@@ -80,32 +83,37 @@ class Entry:
 
     @property
     def shown_name(self) -> str:
-        """The file name as INDEX shows it in a code span: credential shapes masked, control and
+        """The file name as INDEX shows it in a code span: masked (as `path` is), control and
         bidi characters as visible escapes, a backtick (which would end the span) as `'`."""
-        return terminal(mask(self.filename)).replace("`", "'")
+        return terminal(self.filename).replace("`", "'")
 
     @property
     def split_dir(self) -> str:
         return self.path[:-3]
 
 
-def entry_title(stem: str, meta: dict[str, str] | None) -> tuple[str, str]:
+def entry_title(stem: str, meta: dict[str, str] | None, guard: CellGuard, path: str) -> tuple[str, str]:
     """(title, description) as INDEX shows them: the .meta.json title when non-empty, else the
-    humanized file stem; both flattened to one line. (.meta.json entries come masked.)"""
+    humanized file stem (`stem` comes masked; what humanizing makes of it is masked again); both
+    flattened to one line. (.meta.json entries come masked.)"""
     title = meta.get("title", "") if meta else ""
     description = meta.get("description", "").strip() if meta else ""
     if not title:
-        title = mask(humanize_stem(stem))
+        title = guard.name(around_masks(stem, humanize_stem), path, "its file name")
     return flatten_cell(title), flatten_cell(description)
 
 
 def category_heading(name: str) -> str:
-    return name.replace("-", " ").replace("_", " ").title()
+    return around_masks(name, lambda part: part.replace("-", " ").replace("_", " ").title())
 
 
 def section_label(filename: str) -> str:
     """`002-part_two.md` -> `Part two`; a roman-numeral-only label is upper-cased."""
-    label = _NUMBER_PREFIX.sub("", filename[:-3], count=1).replace("-", " ").replace("_", " ")
+    return around_masks(filename[:-3], _label)
+
+
+def _label(stem: str) -> str:
+    label = _NUMBER_PREFIX.sub("", stem, count=1).replace("-", " ").replace("_", " ")
     return label.upper() if _ROMAN.fullmatch(label) else label.capitalize()
 
 
@@ -220,18 +228,27 @@ def index_categories(
     archived: bool,
     meta: dict[str, dict[str, dict[str, str]]],
     splits: dict[str, tuple[SectionFile, ...]],
+    guard: CellGuard,
 ) -> dict[str, list[Entry]]:
-    """Category directory -> its INDEX entries (docs, or the archive sub-shelf), paths relative
-    to the rendered root. Every discovered `*.md` is listed, also those the ledger skipped."""
+    """Category name as INDEX may show it -> its entries (docs, or the archive sub-shelf), paths
+    relative to the rendered root. Every discovered `*.md` is listed, also those the ledger
+    skipped. Each path, file name, chapter name and category name INDEX takes passes `guard`."""
     layout = shelf.layout
     prefix = f"{ARCHIVE_DIR}/" if archived else ""
-    found: dict[str, list[Entry]] = {c: [] for c in (layout.archive_categories if archived else layout.categories)}
+    parent = shelf.archive_docs_root if archived else shelf.docs_root
+    categories = layout.archive_categories if archived else layout.categories
+    found: dict[str, list[Entry]] = {guard.name(c, f"{parent}/{c}", "its name"): [] for c in categories}
     for ref in layout.episodes:
         if ref.archived != archived:
             continue
-        name = ref.path.rsplit("/", 1)[-1]
-        title, description = entry_title(name[:-3], meta.get(ref.category, {}).get(name))
-        sections = splits.get(ref.path[:-3], ())
+        source = ref.path[len(prefix):]
+        folder, _, filename = source.rpartition("/")
+        name = guard.name(filename, ref.path, "its file name")
+        path = f"{guard.name(folder, ref.path, 'its directory')}/{name}" if folder else name
+        title, description = entry_title(name[:-3], meta.get(ref.category, {}).get(encodable(name)), guard, ref.path)
+        sections = tuple(SectionFile(guard.name(s.name, ref.path, "a chapter's file name"), s.size)
+                         for s in splits.get(ref.path[:-3], ()))
         size = _size(shelf, ref.path) if sections else 0  # only split documents show their size
-        found.setdefault(ref.category, []).append(Entry(ref.path[len(prefix):], title, description, size, sections))
+        category = guard.name(ref.category, ref.path, "its category's name")
+        found.setdefault(category, []).append(Entry(path, source, title, description, size, sections))
     return found

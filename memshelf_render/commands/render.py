@@ -1,6 +1,5 @@
-"""`memshelf-bot render [PATH] [--check] [--format text|json] [--badge/--no-badge]`: the command's
-front end (load, render, print). Exit 1 on drift with --check, 2 when shelf.yml (or
-.memshelf-bot.yml) is missing or invalid.
+"""`memshelf-bot render [PATH] [--check] [--format text|json] [--badge/--no-badge]`: load, render,
+print. Exit 1 on drift with --check, 2 when shelf.yml (or .memshelf-bot.yml) is missing or invalid.
 
 The chart helper is forked first, before this process loads the shelf or imports the
 renderers, so the helper is small (it carries only the interpreter and the command line) and
@@ -13,27 +12,42 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from .chartjob import ChartJob
-from .cli import json_document, load_for_command, report_config, shown
+from .console import json_document, load_for_command, policy, report_config, shown
 
 if TYPE_CHECKING:
-    from .render import RenderResult
+    import argparse
+
+    from ..chartjob import ChartJob
+    from ..redact import PolicyPack
+    from ..render import RenderResult
 
 
-def _print_text(result: RenderResult) -> None:
+def register(sub: argparse._SubParsersAction) -> None:
+    from argparse import BooleanOptionalAction
+
+    p = sub.add_parser("render", help="write every derived file from the episodes")
+    p.add_argument("path", nargs="?", default=".")
+    p.add_argument("--check", action="store_true", help="write nothing; list drifted files, exit 1 on drift")
+    p.add_argument("--format", choices=["text", "json"], default="text")
+    p.add_argument("--badge", action=BooleanOptionalAction, default=None,
+                   help="render badge.svg/badge.json (default: .memshelf-bot.yml)")
+    p.set_defaults(handler=f"{__name__}:run")
+
+
+def _print_text(result: RenderResult, pack: PolicyPack | None) -> None:
     """One line per path and warning; each starts with our own word, the rest is `shown`."""
     for path in result.written:
-        print(f"wrote    {shown(path)}")
+        print(f"wrote    {shown(path, pack)}")
     for path in result.deleted:
-        print(f"deleted  {shown(path)}")
+        print(f"deleted  {shown(path, pack)}")
     for path in result.drifted:
-        print(f"drifted  {shown(path)}")
+        print(f"drifted  {shown(path, pack)}")
     for path, reason in result.skipped:
-        print(f"skipped  {shown(path)}: {shown(reason)}")
+        print(f"skipped  {shown(path, pack)}: {shown(reason, pack)}")
     for text in result.warnings:
-        print(f"warning: {shown(text)}")
+        print(f"warning: {shown(text, pack)}")
     for path, reason in result.neutralised:
-        print(f"neutralised  {shown(path)}: {shown(reason)}")
+        print(f"neutralised  {shown(path, pack)}: {shown(reason, pack)}")
     if result.check:
         verdict = f"{len(result.drifted)} drifted" if result.drifted else "no drift"
         print(f"render --check: {result.episodes} episodes, {len(result.files)} derived files, {verdict}")
@@ -42,14 +56,16 @@ def _print_text(result: RenderResult) -> None:
               f"{len(result.unchanged)} unchanged")
 
 
-def cli_main(args) -> int:
+def run(args: argparse.Namespace) -> int:
+    from ..chartjob import ChartJob
+
     with ChartJob(fork=not args.check) as chart:  # --check judges the chart by its input hash alone
         return _render(args, chart)
 
 
-def _render(args, chart: ChartJob) -> int:
-    from .render import gather_rows, render_shelf
-    from .shelf import schema_problems
+def _render(args: argparse.Namespace, chart: ChartJob) -> int:
+    from ..render import gather_rows, render_shelf
+    from ..shelf import schema_problems
 
     shelf = load_for_command(args.path, defer_schemas=True)
     if shelf is None:
@@ -65,10 +81,11 @@ def _render(args, chart: ChartJob) -> int:
         report_config(problems)
         return 2
     result = render_shelf(shelf, check=args.check, badge=args.badge, chart=chart, rows=rows)
+    pack = policy(shelf)
     if args.format == "json":
-        print(json_document(result.as_dict()))
+        print(json_document(result.as_dict(), pack))
     else:
-        _print_text(result)
+        _print_text(result, pack)
     if result.drifted:
         print("derived files are out of date: run `memshelf-bot render` and commit the result", file=sys.stderr)
         return 1

@@ -11,14 +11,26 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
 
-from . import paths
-from .cli import shown
-from .guard import is_episode_path
-from .shelf import load_shelf
+from .console import shown
+
+if TYPE_CHECKING:
+    import argparse
 
 
-def take_path_operand(args) -> str | None:
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("validate", help="check the shelf (or the named episodes) against every rule")
+    p.add_argument("path", nargs="?", default=".", help="shelf root (default: current directory)")
+    p.add_argument("--changed", action="extend", nargs="+", metavar="FILE",
+                   help="validate only these episodes (PR mode); a shelf directory after them is PATH")
+    p.add_argument("--format", choices=["text", "json", "github", "sarif"], default="text")
+    p.add_argument("--strict", action="store_true", help="warnings fail too")
+    p.add_argument("--list-rules", action="store_true", help="print the rule catalog and exit")
+    p.set_defaults(handler=f"{__name__}:run")
+
+
+def take_path_operand(args: argparse.Namespace) -> str | None:
     """Move a directory given among `--changed` to `args.path`; the problem when that is ambiguous."""
     dirs = [c for c in args.changed or () if os.path.isdir(c)]
     if not dirs:
@@ -33,6 +45,10 @@ def take_path_operand(args) -> str | None:
 def changed_problem(root: str, changed: list[str]) -> str | None:
     """Why one of the `--changed` files is not an episode of the shelf at `root`, or None (also
     when the shelf does not load: validate then reports the config error)."""
+    from .. import paths
+    from ..guard import is_episode_path
+    from ..shelf import load_shelf
+
     shelf, _ = load_shelf(root, defer_schemas=True)
     if shelf is None:
         return None
@@ -45,12 +61,19 @@ def changed_problem(root: str, changed: list[str]) -> str | None:
     return None
 
 
-def cli_main(args) -> int:
+def run(args: argparse.Namespace) -> int:
     if args.changed and not args.list_rules:
         why = take_path_operand(args) or changed_problem(args.path, args.changed)
         if why is not None:
             print(f"memshelf-bot validate: {shown(why)}", file=sys.stderr)
             return 2
-    from .validate import cli_main as run_validate
+    from ..report import emit, list_rules
 
-    return run_validate(args)
+    if args.list_rules:
+        list_rules(args.format, sys.stdout)
+        return 0
+    from ..validate import run as validate
+
+    report = validate(args.path, changed=args.changed, strict=args.strict)
+    emit(report, args.format, sys.stdout)
+    return report.exit_code
