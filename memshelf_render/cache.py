@@ -3,12 +3,15 @@
 Why: every render and validate used to parse and check every episode, though an episode's row
 and findings depend only on its own bytes and on the rules' inputs. So each result is kept under
 the episode's path and content hash (git's blob id: sha1 of `blob <len>\\0<bytes>`, the same id
-`git ls-files -s` shows), in one file per (kind, shelf root, inputs). The inputs digest covers
+`git ls-files -s` shows), in one file per (kind, inputs). The inputs digest covers
 the tool's version and code, shelf.yml, .memshelf-bot.yml and the settings as loaded (overrides
 included), POLICY.patterns and .docshelf.json: change any of them and every entry is a miss.
+The shelf's location is no part of the key (its results do not depend on it): the Action and
+the App render in a fresh worktree each time, at a new path; two shelves that share every input
+share a file, and an entry of the other one is a miss by its blob id.
 
 The uncached computation is the definition; this module only remembers its results. A file
-that does not check out (magic, checksum, format, version, kind, root, inputs) is ignored, an
+that does not check out (magic, checksum, format, version, kind, inputs) is ignored, an
 entry whose blob id differs from the file's is a miss, a value of the wrong shape is a miss; a
 cache that cannot be read or written costs one warning (`warning`, printed by the command
 layer) and never fails the run. Files are written to a temporary name in the same directory and
@@ -123,14 +126,13 @@ class EpisodeCache:
 
 
 class Store:
-    """The entries of one (kind, shelf root, inputs): read once at construction; `save` writes
+    """The entries of one (kind, inputs): read once at construction; `save` writes
     what this run computed, for the episodes the shelf has now."""
 
     def __init__(self, cache: EpisodeCache, shelf: Shelf, kind: Kind) -> None:
         self.cache, self.kind = cache, kind
-        root = os.path.abspath(shelf.root)
         self.inputs = inputs_digest(shelf)
-        self.header = (CACHE_FORMAT, __version__, kind.value, root, self.inputs)
+        self.header = (CACHE_FORMAT, __version__, kind.value, self.inputs)
         name = hashlib.sha256("\0".join(map(str, self.header)).encode()).hexdigest()[:40]
         self.path = None if cache.directory is None else cache.directory / f"{kind.value}-{name}{SUFFIX}"
         self.entries: dict[str, tuple[bytes, Any]] = self._load()
@@ -151,7 +153,7 @@ class Store:
             return {}
         entries = _decode_file(raw, self.header)
         if entries is None:
-            self.cache.warn(f"{self.path} is not a cache file of this version for this shelf")
+            self.cache.warn(f"{self.path} is not a whole cache file of this version")
             return {}
         with contextlib.suppress(OSError):
             os.utime(self.path)  # recently used: evicted last
