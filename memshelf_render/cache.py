@@ -44,6 +44,7 @@ CACHE_FORMAT = 1  # bump when an entry's layout changes
 MAGIC = b"memshelf-bot episode cache\n"
 MAX_BYTES = 256 * 1024 * 1024  # the whole directory; least recently used files are evicted
 SUFFIX = ".mbc"
+_VERSION = __version__.replace("-", "_")  # in the file names, between dashes
 V = TypeVar("V")
 Read = tuple[bytes, int]  # an episode's bytes and its size, as `Shelf.parse_episode` takes them
 
@@ -134,7 +135,7 @@ class Store:
         self.inputs = inputs_digest(shelf)
         self.header = (CACHE_FORMAT, __version__, kind.value, self.inputs)
         name = hashlib.sha256("\0".join(map(str, self.header)).encode()).hexdigest()[:40]
-        self.path = None if cache.directory is None else cache.directory / f"{kind.value}-{name}{SUFFIX}"
+        self.path = None if cache.directory is None else cache.directory / f"{kind.value}-{_VERSION}-{name}{SUFFIX}"
         self.entries: dict[str, tuple[bytes, Any]] = self._load()
 
     def _load(self) -> dict[str, tuple[bytes, Any]]:
@@ -205,6 +206,7 @@ class Store:
         try:
             directory.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=SUFFIX, dir=directory)
+            os.fchmod(fd, 0o644)  # the Action writes as the container's root; the runner saves it
             with open(fd, "wb") as fh:
                 fh.write(data)
             os.replace(tmp, self.path)
@@ -260,14 +262,20 @@ def _decode_file(raw: bytes, header: tuple) -> dict[str, tuple[bytes, Any]] | No
 
 
 def _evict(directory: Path, keep: Path) -> None:
-    """Delete the least recently used cache files until the directory is under MAX_BYTES (a
-    temporary file a killed run left behind counts, and goes first once it is the oldest)."""
+    """Delete the files of other versions of the tool (a new version starts fresh), then the
+    least recently used cache files until the directory is under MAX_BYTES (a temporary file a
+    killed run left behind counts, and goes first once it is the oldest)."""
     try:
         with os.scandir(directory) as it:
             found = [(e.stat().st_mtime, e.stat().st_size, e.path) for e in it
                      if e.name.endswith(SUFFIX) and e.is_file(follow_symlinks=False)]
     except OSError:
         return
+    mine = f"-{_VERSION}-"
+    for _mtime, _size, path in [f for f in found if mine not in os.path.basename(f[2]) and ".tmp-" not in f[2]]:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+    found = [f for f in found if mine in os.path.basename(f[2]) or ".tmp-" in f[2]]
     total = sum(size for _, size, _ in found)
     for _mtime, size, path in sorted(found):
         if total <= MAX_BYTES:

@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 
 from tests import refs
+
+# every validate and render of the suite (in-process and in subprocesses) shares one throwaway
+# episode cache, never the developer's own
+_CACHE = tempfile.mkdtemp(prefix="memshelf-bot-test-cache-")
+os.environ["MEMSHELF_BOT_CACHE_DIR"] = _CACHE
+atexit.register(shutil.rmtree, _CACHE, True)
 
 
 @pytest.fixture(scope="session")

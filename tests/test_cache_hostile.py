@@ -182,11 +182,18 @@ def test_two_processes_filling_one_cache(shelf_root, tmp_path):
 def test_size_bound_evicts_the_oldest(shelf_root, tmp_path, monkeypatch):
     directory = tmp_path / "c"
     directory.mkdir()
-    old = directory / f"rows-old{SUFFIX}"
+    old = directory / f"rows-{cache_mod._VERSION}-old{SUFFIX}"
     old.write_bytes(b"x" * 5000)
     os.utime(old, (1, 1))
+    other_version = directory / f"checks-0.0.1-abc{SUFFIX}"
+    other_version.write_bytes(b"y")
     monkeypatch.setattr(cache_mod, "MAX_BYTES", 5000)
     cache = EpisodeCache(directory)
     shelf, _ = load_shelf(shelf_root)
     Collecting(shelf, cache=cache).result()
-    assert not old.exists() and len(_cache_files(directory)) == 1
+    assert not old.exists() and not other_version.exists() and len(_cache_files(directory)) == 1
+    monkeypatch.setattr(cache_mod, "MAX_BYTES", 10**9)
+    old.write_bytes(b"x" * 5000)
+    (shelf_root / "POLICY.patterns").write_text("# none\n", encoding="utf-8")  # another inputs digest
+    Collecting(load_shelf(shelf_root)[0], cache=cache).result()
+    assert old.exists() and len(_cache_files(directory)) == 3  # under the bound, nothing of this version goes
