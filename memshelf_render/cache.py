@@ -10,6 +10,10 @@ The shelf's location is no part of the key (its results do not depend on it): th
 the App render in a fresh worktree each time, at a new path; two shelves that share every input
 share a file, and an entry of the other one is a miss by its blob id.
 
+Like git's index, an entry also records the file's stat signature (size, mtime, ctime, inode,
+device) when the file had settled (its mtime two seconds before the run began): a file whose
+signature is unchanged is not read again. Any other file is read and hashed.
+
 The uncached computation is the definition; this module only remembers its results. A file
 that does not check out (magic, checksum, format, version, kind, inputs) is ignored, an
 entry whose blob id differs from the file's is a miss, a value of the wrong shape is a miss; a
@@ -31,6 +35,7 @@ import marshal
 import os
 import stat
 import tempfile
+import time
 from collections.abc import Callable, Mapping, Sequence
 from enum import Enum
 from pathlib import Path
@@ -46,7 +51,11 @@ MAX_BYTES = 256 * 1024 * 1024  # the whole directory; least recently used files 
 SUFFIX = ".mbc"
 _VERSION = __version__.replace("-", "_")  # in the file names, between dashes
 V = TypeVar("V")
+SETTLE_NS = 2_000_000_000
 Read = tuple[bytes, int]  # an episode's bytes and its size, as `Shelf.parse_episode` takes them
+Signature = tuple[int, int, int, int, int]  # size, mtime_ns, ctime_ns, inode, device
+Entry = tuple[bytes, Any, "Signature | None"]  # blob id, value, a stat signature that stands for the blob
+Result = tuple[Any, "bytes | None", bool, "Signature | None"]  # value, blob id, computed now, signature
 
 
 class Kind(Enum):
@@ -136,9 +145,12 @@ class Store:
         self.header = (CACHE_FORMAT, __version__, kind.value, self.inputs)
         name = hashlib.sha256("\0".join(map(str, self.header)).encode()).hexdigest()[:40]
         self.path = None if cache.directory is None else cache.directory / f"{kind.value}-{_VERSION}-{name}{SUFFIX}"
-        self.entries: dict[str, tuple[bytes, Any]] = self._load()
+        # a file last modified SETTLE_NS before this run began cannot change unseen within the
+        # same mtime: its stat signature may stand for its content next time (git's "racy" rule)
+        self.settled = time.time_ns() - SETTLE_NS
+        self.entries: dict[str, Entry] = self._load()
 
-    def _load(self) -> dict[str, tuple[bytes, Any]]:
+    def _load(self) -> dict[str, Entry]:
         if self.path is None:
             return {}
         try:
@@ -161,39 +173,49 @@ class Store:
         return entries
 
     def through(self, shelf: Shelf, refs: Sequence[EpisodeRef], work: Callable[[EpisodeRef, Read | None], V],
-                decode: Callable[[Any], V | None]) -> list[tuple[V, bytes | None, bool]]:
-        """Per ref: (value, blob id or None when the file cannot be cached, computed now). A
-        cached value is taken when the entry's blob id is the file's and it decodes."""
-        out: list[tuple[V, bytes | None, bool]] = []
-        entries = self.entries
+                decode: Callable[[Any], V | None]) -> list[Result]:
+        """Per ref: (value, blob id or None when the file cannot be cached, computed now, the
+        file's stat signature when it may be trusted next time). A cached value is taken when the
+        entry's blob id is the file's (or its recorded signature is the file's, as git's index
+        trusts an unchanged stat) and it decodes."""
+        out: list[Result] = []
+        entries, settled = self.entries, self.settled
         for ref in refs:
+            entry = entries.get(ref.path)
+            sig = _signature(shelf, ref)
+            if entry is not None and sig is not None and entry[2] == sig:
+                value = decode(entry[1])
+                if value is not None:
+                    out.append((value, entry[0], False, sig))
+                    continue
             read = _read(shelf, ref)
             blob = None if read is None else blob_id(read[0])
-            entry = entries.get(ref.path)
+            sig = sig if sig is not None and sig[1] < settled and read is not None and read[1] == sig[0] else None
             if blob is not None and entry is not None and entry[0] == blob:
                 value = decode(entry[1])
                 if value is not None:
-                    out.append((value, blob, False))
+                    out.append((value, blob, False, sig))
                     continue
-            out.append((work(ref, read), blob, True))
+            out.append((work(ref, read), blob, True, sig))
         return out
 
-    def save(self, refs: Sequence[EpisodeRef], results: Sequence[tuple[Any, bytes | None, bool]],
-             encode: Callable[[Any], Any]) -> None:
+    def save(self, refs: Sequence[EpisodeRef], results: Sequence[Result], encode: Callable[[Any], Any]) -> None:
         """Keep this run's entries (the shelf's current episodes only); rewrite the file only
         when something changed."""
         if self.path is None:
             return
         fresh = False
-        entries: dict[str, tuple[bytes, Any]] = {}
-        for ref, (value, blob, computed) in zip(refs, results, strict=True):
+        entries: dict[str, Entry] = {}
+        for ref, (value, blob, computed, sig) in zip(refs, results, strict=True):
             if blob is None:
                 continue
             if computed:
                 fresh = True
-                entries[ref.path] = (blob, encode(value))
+                entries[ref.path] = (blob, encode(value), sig)
             else:
-                entries[ref.path] = self.entries[ref.path]
+                old = self.entries[ref.path]
+                fresh = fresh or old[2] != sig
+                entries[ref.path] = (blob, old[1], sig)
         if not fresh and len(entries) == len(self.entries):
             return
         self.entries = entries
@@ -221,6 +243,21 @@ class Store:
         _evict(directory, keep=self.path)
 
 
+def _signature(shelf: Shelf, ref: EpisodeRef) -> Signature | None:
+    """(size, mtime, ctime, inode, device) of a regular file with a UTF-8 name, else None.
+    ctime cannot be set back by a user, so a content change kept at the same size and mtime
+    still shows."""
+    if paths.undecodable(ref.path):
+        return None
+    try:
+        st = os.lstat(os.path.join(shelf.root, ref.path))
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
+
+
 def _read(shelf: Shelf, ref: EpisodeRef) -> Read | None:
     """The whole file when it can be cached (a regular file under the size cap with a UTF-8
     name); None leaves the episode to the plain parse."""
@@ -237,12 +274,12 @@ def _read(shelf: Shelf, ref: EpisodeRef) -> Read | None:
     return (data, size) if size == len(data) <= cap else None
 
 
-def _encode_file(entries: dict[str, tuple[bytes, Any]], header: tuple) -> bytes:
+def _encode_file(entries: dict[str, Entry], header: tuple) -> bytes:
     payload = marshal.dumps((header, entries))
     return MAGIC + hashlib.sha256(payload).digest() + payload
 
 
-def _decode_file(raw: bytes, header: tuple) -> dict[str, tuple[bytes, Any]] | None:
+def _decode_file(raw: bytes, header: tuple) -> dict[str, Entry] | None:
     """The entries, when the file is whole (its checksum holds) and was written for `header`."""
     if not raw.startswith(MAGIC):
         return None
@@ -256,7 +293,10 @@ def _decode_file(raw: bytes, header: tuple) -> dict[str, tuple[bytes, Any]] | No
     if found != header or type(entries) is not dict:
         return None
     for key, entry in entries.items():
-        if type(key) is not str or type(entry) is not tuple or len(entry) != 2 or type(entry[0]) is not bytes:
+        if type(key) is not str or type(entry) is not tuple or len(entry) != 3 or type(entry[0]) is not bytes:
+            return None
+        sig = entry[2]
+        if sig is not None and (type(sig) is not tuple or len(sig) != 5 or any(type(v) is not int for v in sig)):
             return None
     return entries
 

@@ -216,7 +216,7 @@ class Collecting:
             results = self._pending.result() if self._pending is not None \
                 else _rows_cached((self._shelf, self._store), self._refs)
             self._store.save(self._refs, results, lambda row: row)
-            return _gather(_rebuild(self._refs, [row for row, _, _ in results]))
+            return _gather(_rebuild(self._refs, [result[0] for result in results]))
         if self._pending is not None:
             return _gather(_rebuild(self._refs, self._pending.result()))
         return _gather(row_of(self._shelf.parse_episode(ref, upto_digest=True)) for ref in self._refs)

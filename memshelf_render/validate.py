@@ -127,7 +127,7 @@ class _Validation:
         results = self._pending.result() if self._pending is not None \
             else _check_refs_cached((self.ctx, self.store), self.refs)
         self.store.save(self.refs, results, _encode_checked)
-        return [value for value, _, _ in results]
+        return [result[0] for result in results]
 
 
 def validate_shelf(shelf: Shelf, *, changed: list[str] | None = None,

@@ -121,7 +121,7 @@ def test_entries_that_do_not_check_out_are_misses(shelf_root, tmp_path):
     # right blob ids, values of the wrong shape
     for mine in _cache_files(directory):
         header, entries = cache_mod.marshal.loads(mine.read_bytes()[len(cache_mod.MAGIC) + 32:])
-        mine.write_bytes(cache_mod._encode_file({p: (b, ("bogus", 1)) for p, (b, _) in entries.items()}, header))
+        mine.write_bytes(cache_mod._encode_file({p: (b, ("bogus", 1), None) for p, (b, _, _) in entries.items()}, header))
     assert _answer(shelf_root, EpisodeCache(directory)) == expected
 
 
@@ -197,3 +197,30 @@ def test_size_bound_evicts_the_oldest(shelf_root, tmp_path, monkeypatch):
     (shelf_root / "POLICY.patterns").write_text("# none\n", encoding="utf-8")  # another inputs digest
     Collecting(load_shelf(shelf_root)[0], cache=cache).result()
     assert old.exists() and len(_cache_files(directory)) == 3  # under the bound, nothing of this version goes
+
+
+def test_a_settled_file_is_known_by_its_stat_and_a_change_still_shows(shelf_root, tmp_path, monkeypatch):
+    """Files older than the settling time are taken by their stat signature (not read again);
+    a change that keeps the size and sets the mtime back still shows, by ctime."""
+    for ep in shelf_root.rglob("*.md"):
+        os.utime(ep, (1_000_000_000, 1_000_000_000))
+    cache = EpisodeCache(tmp_path / "c")
+    cold = _answer(shelf_root, cache)
+    reads: list[str] = []
+    real = cache_mod._read
+
+    def counting(shelf, ref):
+        reads.append(ref.path)
+        return real(shelf, ref)
+
+    monkeypatch.setattr(cache_mod, "_read", counting)
+    assert _answer(shelf_root, cache) == cold and reads == []
+    one = sorted((shelf_root / "docs" / "topics").glob("*.md"))[1]
+    text = one.read_text(encoding="utf-8")
+    changed = text.replace(f"id: {one.stem}", f"id: {one.stem[:-1]}Z", 1)  # same length, another id
+    assert changed != text
+    assert len(changed.encode()) == len(text.encode())
+    one.write_text(changed, encoding="utf-8")
+    os.utime(one, (1_000_000_000, 1_000_000_000))
+    monkeypatch.setattr(cache_mod, "_read", real)
+    assert _answer(shelf_root, cache) == _answer(shelf_root, None) != cold
