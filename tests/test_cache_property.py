@@ -74,7 +74,7 @@ def _text_files(root: Path, cache: EpisodeCache | None) -> tuple:
     return records, skipped, files, warnings
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 10_000),
        edits=st.lists(st.tuples(st.sampled_from(EDITS), st.integers(0, 50)), min_size=1, max_size=5),
        forked=st.booleans())
@@ -83,7 +83,7 @@ def _text_files(root: Path, cache: EpisodeCache | None) -> tuple:
 def test_cached_output_is_the_uncached_output(tmp_path_factory, monkeypatch, seed, edits, forked):
     base = tmp_path_factory.mktemp("cacheprop")
     root = base / "shelf"
-    generate_shelf(root, seed=seed, episodes=8, archive=2, quirks=True)
+    generate_shelf(root, seed=seed, episodes=6, archive=2, quirks=True)
     cache = EpisodeCache(base / "cache")
     if forked:  # the workers' path: forked shares that each go through the cache
         monkeypatch.setattr(parallel, "PARALLEL_FROM", 1)
