@@ -30,11 +30,9 @@ Location: `MEMSHELF_BOT_CACHE_DIR`, else `$XDG_CACHE_HOME/memshelf-bot`, else
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import marshal
 import os
 import stat
-import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from enum import Enum
@@ -82,6 +80,8 @@ def cache_dir(environ: Mapping[str, str] = os.environ) -> Path | None:
 
 def blob_id(data: bytes) -> bytes:
     """git's object id of a blob with these bytes (20 bytes of sha1)."""
+    import hashlib  # loaded by a cached run only (a --no-cache or --changed validate never needs it)
+
     h = hashlib.sha1(b"blob %d\0" % len(data), usedforsecurity=False)
     h.update(data)
     return h.digest()
@@ -93,6 +93,8 @@ _CODE: list[bytes] = []
 def _code_fingerprint() -> bytes:
     """The core's source files by name, size and mtime: a development tree whose code changed
     under one version number starts fresh too (about a hundred stats, once per process)."""
+    import hashlib
+
     if not _CODE:
         h = hashlib.sha256()
         base = Path(__file__).parent
@@ -106,6 +108,8 @@ def _code_fingerprint() -> bytes:
 
 def inputs_digest(shelf: Shelf) -> str:
     """Everything besides an episode's own bytes that its row or findings depend on."""
+    import hashlib
+
     h = hashlib.sha256(f"{CACHE_FORMAT}\0{__version__}\0".encode())
     h.update(_code_fingerprint())
     for rel in (MANIFEST, SETTINGS, shelf.patterns_path, DOCSHELF):
@@ -141,6 +145,8 @@ class Store:
 
     def __init__(self, cache: EpisodeCache, shelf: Shelf, kind: Kind) -> None:
         self.cache, self.kind = cache, kind
+        import hashlib
+
         self.inputs = inputs_digest(shelf)
         self.header = (CACHE_FORMAT, __version__, kind.value, self.inputs)
         name = hashlib.sha256("\0".join(map(str, self.header)).encode()).hexdigest()[:40]
@@ -222,6 +228,8 @@ class Store:
         self._write(_encode_file(entries, self.header))
 
     def _write(self, data: bytes) -> None:
+        import tempfile
+
         directory = self.cache.directory
         assert directory is not None and self.path is not None
         tmp = None
@@ -275,12 +283,16 @@ def _read(shelf: Shelf, ref: EpisodeRef) -> Read | None:
 
 
 def _encode_file(entries: dict[str, Entry], header: tuple) -> bytes:
+    import hashlib
+
     payload = marshal.dumps((header, entries))
     return MAGIC + hashlib.sha256(payload).digest() + payload
 
 
 def _decode_file(raw: bytes, header: tuple) -> dict[str, Entry] | None:
     """The entries, when the file is whole (its checksum holds) and was written for `header`."""
+    import hashlib
+
     if not raw.startswith(MAGIC):
         return None
     digest, payload = raw[len(MAGIC):len(MAGIC) + 32], raw[len(MAGIC) + 32:]

@@ -143,7 +143,9 @@ def test_a_read_only_directory(shelf_root, tmp_path, monkeypatch):
         def refused(*args, **kwargs):
             raise PermissionError(13, "Permission denied")
 
-        monkeypatch.setattr(cache_mod.tempfile, "mkstemp", refused)
+        import tempfile
+
+        monkeypatch.setattr(tempfile, "mkstemp", refused)
     try:
         _warned_same(shelf_root, EpisodeCache(directory), expected)
         assert list(directory.iterdir()) == []
