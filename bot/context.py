@@ -12,6 +12,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, cast
 
+from memshelf_render.cache import EpisodeCache, cache_dir
+
 from .events import Event
 from .inputs import Inputs
 from .job import Job, Workspace
@@ -99,7 +101,17 @@ def build(env: Mapping[str, str], inputs: Inputs, reporter: Reporter) -> Job:
                           remote_url=f"{server_url}/{full_name}.git", token=token, shelf_path=inputs.shelf_path,
                           overrides=inputs.overrides,
                           run_url=f"{server_url}/{full_name}/actions/runs/{run_id}" if run_id else None)
-    return Job(event, port, reporter, workspace)
+    return Job(event, port, reporter, workspace, cache=episode_cache(env, workspace.root))
+
+
+def episode_cache(env: Mapping[str, str], workspace: Path) -> EpisodeCache:
+    """The episode cache of an Action run: `MEMSHELF_BOT_CACHE_DIR` (a relative one is taken
+    from the workspace, where the workflow's `actions/cache` step restores it: the container sees
+    the workspace at another path than the runner), else the default under the container's home."""
+    directory = cache_dir(env)
+    if directory is not None and not directory.is_absolute():
+        directory = workspace / directory
+    return EpisodeCache(directory)
 
 
 CONTAINER_WORKSPACE = "/github/workspace"  # where GitHub mounts the workspace into a container action

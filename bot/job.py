@@ -15,6 +15,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from memshelf_render.cache import EpisodeCache
 from memshelf_render.findings import Finding
 from memshelf_render.redact import PolicyPack
 from memshelf_render.shelf import SETTINGS, Settings, Shelf, load_settings, load_shelf
@@ -61,13 +62,15 @@ class Workspace:
 @dataclass
 class Job:
     """`sinks`: where each check's publication goes besides the reporter, as the front door
-    picked them (the sticky comment, the check run, review suggestions, a SARIF file)."""
+    picked them (the sticky comment, the check run, review suggestions, a SARIF file).
+    `cache`: the episode cache the door chose (None: every episode is parsed and checked)."""
 
     event: Event
     port: GitHubPort
     reporter: Reporter
     workspace: Workspace
     sinks: list[Sink] = field(default_factory=list)
+    cache: EpisodeCache | None = None
 
     @property
     def prefix(self) -> str:

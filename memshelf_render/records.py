@@ -10,8 +10,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from . import parallel
+from .cache import EpisodeCache, Kind, Read, Store
 from .episode import Episode
 from .shelf import STANDARD_CATEGORIES, EpisodeRef, Shelf
 from .text import tokens
@@ -152,14 +154,33 @@ def collect(episodes: list[Episode]) -> tuple[list[Record], list[tuple[str, str]
     return _gather(row_of(ep) for ep in episodes)
 
 
+def _row(shelf: Shelf, ref: EpisodeRef, read: Read | None = None) -> tuple | str | None:
+    _, rec, why = row_of(shelf.parse_episode(ref, upto_digest=True, read=read))
+    return why if rec is None else tuple(getattr(rec, name) for name in _FROM_FILE)
+
+
 def _rows_of(shelf: Shelf, refs: list[EpisodeRef]) -> list[tuple | str | None]:
     """Per ref: the row's file-derived values (the rest is the ref's), or why it was skipped.
     Plain tuples, because thousands of rows cross back from the worker processes."""
-    out: list[tuple | str | None] = []
-    for ref in refs:
-        _, rec, why = row_of(shelf.parse_episode(ref, upto_digest=True))
-        out.append(why if rec is None else tuple(getattr(rec, name) for name in _FROM_FILE))
-    return out
+    return [_row(shelf, ref) for ref in refs]
+
+
+_ROW_TYPES = (str, str, str, int, int, str, str, str, str, str)
+
+
+def _decode_row(raw: Any) -> tuple | str | None:
+    """A cached row as `_row` gives it, or None when the entry is not of its shape."""
+    if type(raw) is str:
+        return raw
+    if type(raw) is tuple and len(raw) == len(_ROW_TYPES) and all(
+            type(v) is t for v, t in zip(raw, _ROW_TYPES, strict=True)):
+        return raw
+    return None
+
+
+def _rows_cached(state: tuple[Shelf, Store], refs: list[EpisodeRef]) -> list:
+    shelf, store = state
+    return store.through(shelf, refs, lambda ref, read: _row(shelf, ref, read), _decode_row)
 
 
 def _rebuild(refs: list[EpisodeRef], rows: list[tuple | str | None]) -> Iterator[tuple[str, Record | None, str | None]]:
@@ -174,15 +195,28 @@ def _rebuild(refs: list[EpisodeRef], rows: list[tuple | str | None]) -> Iterator
 
 class Collecting:
     """A shelf's rows, being gathered: on worker processes (at most `workers`) for a big shelf,
-    so the caller can do other work (e.g. the schema checks) meanwhile."""
+    so the caller can do other work (e.g. the schema checks) meanwhile. With a `cache`, an
+    unchanged episode's row comes from there; when most do, one process hashes the files."""
 
-    def __init__(self, shelf: Shelf, *, workers: int | None = None) -> None:
+    def __init__(self, shelf: Shelf, *, workers: int | None = None, cache: EpisodeCache | None = None) -> None:
         self._shelf = shelf
         self._refs = shelf.layout.episodes
-        jobs = parallel.jobs_for(len(self._refs), workers)
-        self._pending = None if jobs == 1 else parallel.start(_rows_of, self._refs, state=shelf, jobs=jobs)
+        self._store = None if cache is None else cache.store(shelf, Kind.ROWS)
+        jobs = 1 if self.warm else parallel.jobs_for(len(self._refs), workers)
+        fn, state = (_rows_of, shelf) if self._store is None else (_rows_cached, (shelf, self._store))
+        self._pending = None if jobs == 1 else parallel.start(fn, self._refs, state=state, jobs=jobs)
+
+    @property
+    def warm(self) -> bool:
+        """The cache holds a row for most episodes: parsing is not what the render waits for."""
+        return self._store is not None and len(self._store.entries) * 2 >= len(self._refs)
 
     def result(self) -> tuple[list[Record], list[tuple[str, str]]]:
+        if self._store is not None:
+            results = self._pending.result() if self._pending is not None \
+                else _rows_cached((self._shelf, self._store), self._refs)
+            self._store.save(self._refs, results, lambda row: row)
+            return _gather(_rebuild(self._refs, [result[0] for result in results]))
         if self._pending is not None:
             return _gather(_rebuild(self._refs, self._pending.result()))
         return _gather(row_of(self._shelf.parse_episode(ref, upto_digest=True)) for ref in self._refs)

@@ -204,12 +204,17 @@ class Shelf:
                 layout.symlinks.append(link)
         return layout
 
-    def parse_episode(self, ref: EpisodeRef, *, upto_digest: bool = False) -> Episode:
+    def parse_episode(self, ref: EpisodeRef, *, upto_digest: bool = False,
+                      read: tuple[bytes, int] | None = None) -> Episode:
         """Parse one discovered episode with the shelf's size cap (the one parser). With
         `upto_digest` (the renderers) only the file's first HEAD_BYTES are read, to their last
         whole line, when the Digest and the section after it start there: a 20-60 KB episode of
-        logs is then neither read, decoded nor split past its Digest."""
+        logs is then neither read, decoded nor split past its Digest. `read`: the regular
+        file's whole bytes and size, already read (by the cache, which hashed them)."""
         cap = self.settings.max_episode_bytes
+        if read is not None:
+            return parse(read[0], ref.path, category=ref.category, archived=ref.archived, size=read[1],
+                         max_bytes=cap, upto_digest=upto_digest)
         if paths.undecodable(ref.path):  # an id is text: no row, no INDEX entry for such a name
             return _unreadable(ref, "the file name is not valid UTF-8 (not read)", "invalid-utf8")
         full = os.path.join(self._root_str, ref.path)

@@ -10,10 +10,13 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from . import parallel, paths
+from .cache import EpisodeCache, Kind, Read, Store
+from .catalog import RULES
 from .episode import Episode
-from .findings import Finding, Severity
+from .findings import Finding, Replacement, Severity
 from .redact import mask
 from .rules import EPISODE_CHECKS, Context, consistency, structure
 from .shelf import EpisodeRef, Shelf, load_shelf, schema_problems
@@ -60,16 +63,20 @@ class _Validation:
     core for a big shelf); `findings()` runs the shelf-wide checks that need no parsed episode
     meanwhile, then waits for them and adds those that do (titles, ids)."""
 
-    def __init__(self, shelf: Shelf, changed: list[str] | None) -> None:
+    def __init__(self, shelf: Shelf, changed: list[str] | None, cache: EpisodeCache | None = None) -> None:
         self.ctx = ctx = Context(shelf)
         self.changed = changed
         self.refs = shelf.layout.episodes if changed is None else _changed_refs(shelf, changed)
         self._pending: parallel.Pending | None = None
+        # PR mode parses only the changed episodes: nothing there to take from the cache
+        self.store = cache.store(shelf, Kind.CHECKS) if cache is not None and changed is None and shelf.is_memory \
+            else None
         if shelf.is_memory:
             ctx.policy  # noqa: B018 - parse POLICY.patterns once, before any fork
             jobs = parallel.jobs_for(len(self.refs))
             if jobs > 1:
-                self._pending = parallel.start(_check_refs, self.refs, state=ctx, jobs=jobs,
+                fn, state = (_check_refs, ctx) if self.store is None else (_check_refs_cached, (ctx, self.store))
+                self._pending = parallel.start(fn, self.refs, state=state, jobs=jobs,
                                                handed=0 if changed else HANDED)
 
     def cancel(self) -> None:
@@ -101,7 +108,7 @@ class _Validation:
                 findings += consistency.meta_checks(ctx)
                 findings += consistency.index_checks(ctx)
             summaries: list[structure.Summary] = []
-            checked = self._pending.result() if self._pending is not None else _check_refs(ctx, self.refs)
+            checked = self._checked()
             for episode_findings, summary in checked:
                 findings += episode_findings
                 summaries.append(summary)
@@ -113,9 +120,21 @@ class _Validation:
         return _masked(findings, ctx)
 
 
-def validate_shelf(shelf: Shelf, *, changed: list[str] | None = None) -> list[Finding]:
-    """All findings for a loaded shelf (full mode), or for the changed episodes (PR mode)."""
-    return _Validation(shelf, changed).findings()
+    def _checked(self) -> list[tuple[list[Finding], structure.Summary]]:
+        """Each episode's findings and summary: computed (the definition), or through the cache."""
+        if self.store is None:
+            return self._pending.result() if self._pending is not None else _check_refs(self.ctx, self.refs)
+        results = self._pending.result() if self._pending is not None \
+            else _check_refs_cached((self.ctx, self.store), self.refs)
+        self.store.save(self.refs, results, _encode_checked)
+        return [result[0] for result in results]
+
+
+def validate_shelf(shelf: Shelf, *, changed: list[str] | None = None,
+                   cache: EpisodeCache | None = None) -> list[Finding]:
+    """All findings for a loaded shelf (full mode), or for the changed episodes (PR mode).
+    `cache`: take unchanged episodes' findings from there (None: compute every one)."""
+    return _Validation(shelf, changed, cache).findings()
 
 
 def check_episode(ep: Episode, ctx: Context) -> tuple[list[Finding], structure.Summary]:
@@ -127,6 +146,51 @@ def check_episode(ep: Episode, ctx: Context) -> tuple[list[Finding], structure.S
 
 def _check_refs(ctx: Context, refs: list[EpisodeRef]) -> list[tuple[list[Finding], structure.Summary]]:
     return [check_episode(ctx.shelf.parse_episode(ref), ctx) for ref in refs]
+
+
+def _check_refs_cached(state: tuple[Context, Store], refs: list[EpisodeRef]) -> list:
+    ctx, store = state
+
+    def work(ref: EpisodeRef, read: Read | None) -> tuple[list[Finding], structure.Summary]:
+        return check_episode(ctx.shelf.parse_episode(ref, read=read), ctx)
+
+    return store.through(ctx.shelf, refs, work, _decode_checked)
+
+
+def _encode_checked(value: tuple[list[Finding], structure.Summary]) -> tuple:
+    findings, s = value
+    return (tuple((f.code, f.path, f.line, f.message,
+                   None if f.replacement is None else (f.replacement.line, f.replacement.text, f.replacement.why,
+                                                       f.replacement.certain))
+                  for f in findings),
+            (s.path, s.stem, s.category, s.archived, s.id, s.id_line, s.title, s.title_line))
+
+
+_SUMMARY_TYPES = (str, str, str, bool, str, (int, type(None)), str, (int, type(None)))
+
+
+def _decode_checked(raw: Any) -> tuple[list[Finding], structure.Summary] | None:
+    """An entry's findings and summary, or None when it is not of their shape."""
+    try:
+        found, summary = raw
+        findings = []
+        for code, path, line, message, fix in found:
+            if code not in RULES or type(path) is not str or type(message) is not str \
+                    or not (line is None or type(line) is int):
+                return None
+            replacement = None
+            if fix is not None:
+                at, text, why, certain = fix
+                if type(at) is not int or type(text) is not str or type(why) is not str or type(certain) is not bool:
+                    return None
+                replacement = Replacement(at, text, why, certain)
+            findings.append(Finding(code, path, line, message, replacement))
+        if len(summary) != len(_SUMMARY_TYPES) or not all(
+                isinstance(v, t) for v, t in zip(summary, _SUMMARY_TYPES, strict=True)):
+            return None
+        return findings, structure.Summary(*summary)
+    except (TypeError, ValueError):
+        return None
 
 
 def _changed_refs(shelf: Shelf, changed: list[str]) -> list[EpisodeRef]:
@@ -170,15 +234,16 @@ def _masked(findings: list[Finding], ctx: Context) -> list[Finding]:
     return out
 
 
-def run(path: str | Path, *, changed: list[str] | None = None, strict: bool = False) -> Report:
+def run(path: str | Path, *, changed: list[str] | None = None, strict: bool = False,
+        cache: EpisodeCache | None = None) -> Report:
     """Validate the shelf at `path`. The episode checks start before shelf.yml's schema check,
     so on a big shelf they run on every core while this process imports jsonschema; a config
-    error cancels them."""
+    error cancels them. `cache`: see `validate_shelf`."""
     shelf, problems = load_shelf(path, defer_schemas=True)
     report = Report(Path(path), strict=strict)
     validation = None
     if shelf is not None:
-        validation = _Validation(shelf, changed)
+        validation = _Validation(shelf, changed, cache)
         problems = schema_problems(shelf)
         if problems:
             validation.cancel()

@@ -7,6 +7,10 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+import atexit
+import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -17,6 +21,12 @@ TESTS = Path(__file__).resolve().parent
 # A tier is the directory a test file sits in; its name is also the marker (`-m e2e`).
 TIERS = ("unit", "flows", "e2e", "container")
 DURATIONS = TESTS / "durations.json"
+
+# every validate and render of the suite (in-process and in subprocesses) shares one throwaway
+# episode cache, never the developer's own
+_CACHE = tempfile.mkdtemp(prefix="memshelf-bot-test-cache-")
+os.environ["MEMSHELF_BOT_CACHE_DIR"] = _CACHE
+atexit.register(shutil.rmtree, _CACHE, True)
 
 
 @pytest.fixture(scope="session")

@@ -32,7 +32,7 @@ def validate(job: Job) -> FlowResult:
         return publish_check(job, config_error(problems, job), None, title="validate", head_sha=head)
     event = job.event
     if not event.kind.is_pull_request or not event.base_sha:
-        report = Report(shelf.root, validate_shelf(shelf), strict=shelf.settings.strict,
+        report = Report(shelf.root, validate_shelf(shelf, cache=job.cache), strict=shelf.settings.strict,
                         episodes=len(shelf.layout.episodes))
         return publish_check(job, Outcome(report=report, checked=report.episodes), shelf, title="validate",
                              head_sha=head)

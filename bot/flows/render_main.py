@@ -107,16 +107,18 @@ def render_tree(job: Job, tree: Path, main_sha: str) -> Rendered | list[Finding]
     shelf, problems = job.load(tree)
     if shelf is None:
         return problems
-    result = render_shelf(shelf)
+    result = render_shelf(shelf, cache=job.cache)
     again, _ = job.load(tree)
     assert again is not None
-    drift = render_shelf(again, check=True).drifted
-    report = Report(again.root, validate_shelf(again), strict=again.settings.strict,
+    drift = render_shelf(again, check=True, cache=job.cache).drifted
+    report = Report(again.root, validate_shelf(again, cache=job.cache), strict=again.settings.strict,
                     episodes=len(again.layout.episodes))
     files: dict[str, bytes | None] = {repo_path(p, job.prefix): result.files[p] for p in result.written}
     files.update({repo_path(p, job.prefix): None for p in result.deleted})
     standing = shelf_stats(again, again.settings.context_window).claimed.standing_cost
     warnings = result.warnings + [f"{path}: skipped ({why})" for path, why in result.skipped]
+    if job.cache is not None and job.cache.warning:
+        warnings.append(job.cache.warning)
     return Rendered(main_sha, files, drift, report, standing, result.episodes, again.settings.commit_message,
                     warnings)
 

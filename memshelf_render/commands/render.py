@@ -1,4 +1,4 @@
-"""`memshelf-bot render [PATH] [--check] [--format text|json] [--badge/--no-badge]`: load, render,
+"""`memshelf-bot render [PATH] [--check] [--format text|json] [--badge/--no-badge] [--no-cache]`: load,
 print. Exit 1 on drift with --check, 2 when shelf.yml (or .memshelf-bot.yml) is missing or invalid.
 
 The chart helper is forked first, before this process loads the shelf or imports the
@@ -31,6 +31,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=["text", "json"], default="text")
     p.add_argument("--badge", action=BooleanOptionalAction, default=None,
                    help="render badge.svg/badge.json (default: .memshelf-bot.yml)")
+    p.add_argument("--no-cache", action="store_true",
+                   help="neither read nor write the episode cache (MEMSHELF_BOT_CACHE_DIR)")
     p.set_defaults(handler=f"{__name__}:run")
 
 
@@ -64,13 +66,16 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _render(args: argparse.Namespace, chart: ChartJob) -> int:
+    from ..cache import EpisodeCache
     from ..render import gather_rows, render_shelf
     from ..shelf import schema_problems
+    from .validate import warn_cache
 
     shelf = load_for_command(args.path, defer_schemas=True)
     if shelf is None:
         return 2
-    rows = gather_rows(shelf, chart)
+    cache = None if args.no_cache else EpisodeCache.from_env()
+    rows = gather_rows(shelf, chart, cache)
     try:
         problems = schema_problems(shelf)
     except BaseException:  # the row workers are stopped and reaped, whatever went wrong
@@ -86,6 +91,7 @@ def _render(args: argparse.Namespace, chart: ChartJob) -> int:
         print(json_document(result.as_dict(), pack))
     else:
         _print_text(result, pack)
+    warn_cache(cache)
     if result.drifted:
         print("derived files are out of date: run `memshelf-bot render` and commit the result", file=sys.stderr)
         return 1

@@ -18,6 +18,8 @@ from .console import shown
 if TYPE_CHECKING:
     import argparse
 
+    from ..cache import EpisodeCache
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("validate", help="check the shelf (or the named episodes) against every rule")
@@ -27,6 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=["text", "json", "github", "sarif"], default="text")
     p.add_argument("--strict", action="store_true", help="warnings fail too")
     p.add_argument("--list-rules", action="store_true", help="print the rule catalog and exit")
+    p.add_argument("--no-cache", action="store_true",
+                   help="neither read nor write the episode cache (MEMSHELF_BOT_CACHE_DIR)")
     p.set_defaults(handler=f"{__name__}:run")
 
 
@@ -61,6 +65,12 @@ def changed_problem(root: str, changed: list[str]) -> str | None:
     return None
 
 
+def warn_cache(cache: EpisodeCache | None) -> None:
+    """The cache's one warning line, if it had a problem (the run's output is the same)."""
+    if cache is not None and cache.warning:
+        print(f"memshelf-bot: warning: {shown(cache.warning)}", file=sys.stderr)
+
+
 def run(args: argparse.Namespace) -> int:
     if args.changed and not args.list_rules:
         why = take_path_operand(args) or changed_problem(args.path, args.changed)
@@ -72,8 +82,11 @@ def run(args: argparse.Namespace) -> int:
     if args.list_rules:
         list_rules(args.format, sys.stdout)
         return 0
+    from ..cache import EpisodeCache
     from ..validate import run as validate
 
-    report = validate(args.path, changed=args.changed, strict=args.strict)
+    cache = None if args.no_cache else EpisodeCache.from_env()
+    report = validate(args.path, changed=args.changed, strict=args.strict, cache=cache)
     emit(report, args.format, sys.stdout)
+    warn_cache(cache)
     return report.exit_code

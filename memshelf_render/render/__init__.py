@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .. import __version__
+from ..cache import EpisodeCache
 from ..chartjob import ChartJob
 from ..derived import (
     ARCHIVE_INDEX,
@@ -220,29 +221,32 @@ def _index_str(shelf: Shelf, docs_index: dict[str, bytes | None]) -> str:
 SHARE_CORES_FROM = 6000
 
 
-def gather_rows(shelf: Shelf, chart: ChartJob) -> Collecting:
-    """The episodes' rows, being gathered. While the chart helper imports matplotlib it takes a
-    core for about as long as parsing a few thousand episodes: below SHARE_CORES_FROM the parse
-    leaves it that core; from there on the workers take every core and the helper is paused
-    until the rows are in (its chart is wanted only after them), so its import runs while this
-    process renders the text files."""
+def gather_rows(shelf: Shelf, chart: ChartJob, cache: EpisodeCache | None = None) -> Collecting:
+    """The episodes' rows, being gathered (unchanged ones from `cache`, when given). While the
+    chart helper imports matplotlib it takes a core for about as long as parsing a few thousand
+    episodes: below SHARE_CORES_FROM the parse leaves it that core; from there on the workers
+    take every core and the helper is paused until the rows are in (its chart is wanted only
+    after them), so its import runs while this process renders the text files. With a warm
+    cache the rows are a matter of hashing files: the chart, the floor, keeps its core."""
     small = len(shelf.layout.episodes) < SHARE_CORES_FROM
-    rows = Collecting(shelf, workers=max(1, cores() - 1) if chart.forked and small else None)
-    if not small:
+    rows = Collecting(shelf, workers=max(1, cores() - 1) if chart.forked and small else None, cache=cache)
+    if not small and not rows.warm:
         chart.pause()
     return rows
 
 
 def render_shelf(shelf: Shelf, *, check: bool = False, badge: bool | None = None,
-                 chart: ChartJob | None = None, rows: Collecting | None = None) -> RenderResult:
+                 chart: ChartJob | None = None, rows: Collecting | None = None,
+                 cache: EpisodeCache | None = None) -> RenderResult:
     """Render every derived file; with `check`, write nothing and list what differs. `chart`:
     a chart helper the caller started early (and closes); by default one is started here for a
     big shelf, never for --check (an unchanged chart is judged by its input hash alone).
-    `rows`: the episodes' rows, already being gathered."""
+    `rows`: the episodes' rows, already being gathered; else they are gathered here, unchanged
+    episodes' rows from `cache` when one is given (the bytes are the same either way)."""
     own = chart is None
     job = ChartJob.for_shelf(0 if check else len(shelf.layout.episodes)) if chart is None else chart
     try:
-        records, skipped = (rows or gather_rows(shelf, job)).result()
+        records, skipped = (rows or gather_rows(shelf, job, cache)).result()
         job.resume()
         guard = CellGuard.for_shelf(shelf)
         files, warnings = plan(shelf, records, badge=badge, chart=job, guard=guard)

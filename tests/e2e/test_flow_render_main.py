@@ -111,8 +111,8 @@ def test_a_render_that_is_not_a_fixed_point_fails_the_job_and_commits_nothing(
     before, after = merged(harness, "shelve/ups", {UPS: episode("2026-09-22-ups-runtime")})
     real = render_main.render_shelf
 
-    def unstable(shelf, *, check: bool = False, badge=None):
-        result = real(shelf, check=check, badge=badge)
+    def unstable(shelf, *, check: bool = False, badge=None, cache=None):
+        result = real(shelf, check=check, badge=badge, cache=cache)
         if check:
             result.drifted.append("stats.svg")
         return result

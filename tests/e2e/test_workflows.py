@@ -169,3 +169,24 @@ def test_the_scheduled_render_catches_up_and_is_then_a_no_op(harness: Harness) -
     assert again.exit_code == 0 and again.outputs["changed"] == "0" and again.outputs["commit_sha"] == ""
     assert "nothing to render" in again.summary
     assert harness.sb.store.ref("refs/heads/main") == rendered
+
+
+def test_the_render_job_restores_and_saves_the_episode_cache(main_workflow: dict[str, Any]) -> None:
+    """actions/cache holds the directory the bot's container is told to use (relative: the
+    container sees the workspace elsewhere), restored after the checkout's copy is emptied, keyed
+    by the action's major version."""
+    from bot.context import episode_cache
+
+    steps = main_workflow["jobs"]["render"]["steps"]
+    uses = [s.get("uses", s.get("run", "")) for s in steps]
+    cache_at = next(i for i, u in enumerate(uses) if u.startswith("actions/cache@"))
+    bot_at = next(i for i, u in enumerate(uses) if u.startswith("memshelf/memshelf-bot@"))
+    assert uses.index("rm -rf -- .memshelf-bot") < cache_at < bot_at
+    directory = steps[bot_at]["env"]["MEMSHELF_BOT_CACHE_DIR"]
+    assert steps[cache_at]["with"]["path"] == directory and directory.startswith(".memshelf-bot/")
+    version = uses[bot_at].split("@", 1)[1]
+    assert steps[cache_at]["with"]["key"].startswith(f"memshelf-bot-{version}-")
+    assert steps[cache_at]["with"]["restore-keys"].startswith(f"memshelf-bot-{version}-")
+    container = Path("/github/workspace")
+    assert episode_cache({"MEMSHELF_BOT_CACHE_DIR": directory}, container).directory == container / directory
+    assert episode_cache({"MEMSHELF_BOT_CACHE_DIR": "/abs"}, container).directory == Path("/abs")
