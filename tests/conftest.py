@@ -5,12 +5,12 @@ Builders live in shelfgen.py/shelfkit.py, oracles in refs.py. tests/README.md sa
 
 from __future__ import annotations
 
-import json
-from collections import defaultdict
 import atexit
+import json
 import os
 import shutil
 import tempfile
+from collections import defaultdict
 from pathlib import Path
 
 import pytest
