@@ -6,6 +6,11 @@ actions/checkout does. Every git call runs without the caller's `GIT_*` variable
 point git at another repository or config), and every revision that came from outside follows
 `--end-of-options`, so a branch named like an option is never read as one. One error type:
 `GitFailed`.
+
+A kept store (`ObjectStore`: the App's per-repository objects under `--data-dir`) is a blobless
+partial clone: a fetch brings commits and trees only, and a checkout then fetches, in one batch,
+just the blobs it lacks; every call on such a repository carries the token, since any of them may
+fetch a missing blob.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ class LocalRepo:
     remote_url: str  # e.g. https://github.com/octo/shelf.git
     token: str = ""
     scratch: bool = False
+    lazy: bool = False  # a partial clone: any call may fetch a missing blob, so each carries the token
 
     @classmethod
     def open(cls, workspace: Path, url: str, token: str) -> LocalRepo:
@@ -43,7 +49,9 @@ class LocalRepo:
         probe = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=workspace, capture_output=True,
                                text=True, check=False, env=_env())
         if probe.returncode == 0 and Path(probe.stdout.strip()).resolve() == workspace.resolve():
-            return cls(workspace, url, token)
+            partial = subprocess.run(["git", "config", "--get", "extensions.partialclone"], cwd=workspace,
+                                     capture_output=True, check=False, env=_env())
+            return cls(workspace, url, token, lazy=partial.returncode == 0)
         return cls._scratch("memshelf-bot-git-", url, token)
 
     @classmethod
@@ -64,9 +72,35 @@ class LocalRepo:
             repo.git("config", key, value)
         return repo
 
+    @classmethod
+    def kept(cls, path: Path, url: str, token: str) -> LocalRepo:
+        """The bare store at `path` (made on first use) whose remote `origin` is `url`, promising
+        the blobs it lacks; worktrees of a crashed job are forgotten."""
+        if not (path / "HEAD").is_file():
+            path.mkdir(parents=True, exist_ok=True)
+            subprocess.run(["git", "init", "--quiet", "--bare", str(path)], capture_output=True, check=True,
+                           env=_env())
+        repo = cls(path, url, token, lazy=True)
+        for key, value in (("core.repositoryformatversion", "1"), ("extensions.partialClone", "origin"),
+                           ("remote.origin.url", url), ("remote.origin.promisor", "true"),
+                           ("remote.origin.partialCloneFilter", "blob:none"), ("gc.auto", "0")):
+            repo.git("config", key, value)
+        repo.git("worktree", "prune")
+        return repo
+
+    def fetch_blobless(self, sha: str, keep: int = 16) -> None:
+        """Commit `sha` and its trees, no blob, from `origin` (a kept store). The last `keep`
+        commits fetched stay named (`refs/kept/<sha>`): git offers only named commits as what it
+        has, so only then does the remote send just the new objects, trees as deltas."""
+        self.git("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--depth=1", "--filter=blob:none",
+                 EOO, "origin", f"+{sha}:refs/kept/{sha}", remote=True)
+        kept = self.git("for-each-ref", "--sort=-committerdate", "--format=%(refname)", "refs/kept/").split()
+        for ref in [r for r in kept if r != f"refs/kept/{sha}"][keep - 1:]:
+            self.git("update-ref", "-d", EOO, ref)
+
     def run(self, *args: str, remote: bool = False, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
         """git with this repository's environment (the token only for `remote` commands); never raises."""
-        env = _env(self._auth() if remote else {})
+        env = _env(self._auth() if remote or self.lazy else {})
         return subprocess.run(["git", *args], cwd=cwd or self.path, capture_output=True, env=env, check=False)
 
     def git(self, *args: str, remote: bool = False, cwd: Path | None = None) -> str:
