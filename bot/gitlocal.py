@@ -155,7 +155,12 @@ class LocalRepo:
             yield tree, sha
 
     def fetch(self, sha: str) -> None:
-        """Make commit `sha` present locally (from the remote, with the token), unless it is."""
+        """Make commit `sha` present locally (from the remote, with the token), unless it is. A
+        kept store fetches it blobless (asking it whether it holds a commit would make it fetch
+        the commit's whole history of trees)."""
+        if self.lazy:
+            self.fetch_blobless(sha)
+            return
         if self.has(sha):
             return
         shallow = self.git("rev-parse", "--is-shallow-repository").strip() == "true" or self.scratch

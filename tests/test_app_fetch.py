@@ -25,7 +25,7 @@ from memshelf_sandbox import Sandbox, seed_bare_repo
 from memshelf_sandbox.app import App
 from tests.action_harness import episode
 from tests.app_helpers import rsa_pem
-from tests.sandbox_fixtures import branch_with, pull_request_event
+from tests.sandbox_fixtures import branch_with, pull_request_event, push_event
 from tests.shelfgen import generate_shelf
 
 APP_ID, SLUG, BOT = 4747, "shelf-app", "shelf-app[bot]"
@@ -39,13 +39,20 @@ def git_bytes(sb: Sandbox, since: int = 0) -> int:
     return sum(c.sent or 0 for c in sb.calls[since:] if "/info/refs" in c.path or "/git-upload-pack" in c.path)
 
 
-@pytest.fixture
-def big_app(tmp_path: Path) -> Iterator[tuple[Sandbox, AppConfig, InstallationTokens, int]]:
-    seed = generate_shelf(tmp_path / "seed", seed=22, episodes=EPISODES, archive=20, quirks=False).root
+@pytest.fixture(scope="module")
+def big_shelf(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A rendered shelf of EPISODES episodes, made once for the module."""
+    seed = generate_shelf(tmp_path_factory.mktemp("big") / "seed", seed=22, episodes=EPISODES, archive=20,
+                          quirks=False).root
     shelf, problems = load_shelf(seed)
     assert shelf is not None, problems
     render_shelf(shelf)
-    seed_bare_repo(seed, tmp_path / "shelf.git")
+    return seed
+
+
+@pytest.fixture
+def big_app(big_shelf: Path, tmp_path: Path) -> Iterator[tuple[Sandbox, AppConfig, InstallationTokens, int]]:
+    seed_bare_repo(big_shelf, tmp_path / "shelf.git")
     pem = rsa_pem()
     with Sandbox.start(tmp_path / "shelf.git", "octo/shelf",
                        app=App.from_private_key(APP_ID, pem.encode(), slug=SLUG)) as sb:
@@ -128,3 +135,38 @@ def test_stores_over_the_bound_lose_the_least_recently_used_not_one_in_use(tmp_p
     assert stores.store_of("octo/a").is_dir() and stores.store_of("octo/c").is_dir()
     with pytest.raises(ValueError):
         stores.store_of("../etc")
+
+
+def push_route(sb: Sandbox, installation: int, files: dict[str, str]) -> Route:
+    before = sb.store.ref("refs/heads/main")
+    after = branch_with(sb, "main", files, message="merge an episode")
+    payload = push_event(sb, "refs/heads/main", before, after, pusher="writer")
+    payload["installation"] = {"id": installation, "node_id": "MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uMQ=="}
+    routed = route(Event.from_payload("push", payload))
+    assert routed is not None and routed.flow is FlowName.RENDER
+    return Route.from_json(routed.to_json())
+
+
+def test_a_render_after_a_merge_fetches_only_the_new_objects(big_app: Any, tmp_path: Path) -> None:
+    sb, config, tokens, installation = big_app
+    full = shallow_clone_bytes(sb, tmp_path / "full")
+    data = tmp_path / "data"
+    first = push_route(sb, installation, {"docs/topics/2026-09-22-first.md": episode("2026-09-22-first")})
+    before = len(sb.calls)
+    assert run_route(first, key="render:1", config=config, tokens=tokens, login=BOT, data_dir=data).commit_sha
+    cold = git_bytes(sb, before)
+
+    second = push_route(sb, installation, {NEW: episode("2026-09-23-new-ups", title="New UPS")})
+    before = len(sb.calls)
+    rendered = run_route(second, key="render:2", config=config, tokens=tokens, login=BOT, data_dir=data)
+    assert rendered.commit_sha and rendered.changed
+    warm = git_bytes(sb, before)
+    new = new_blob_bytes(sb, first.event.after, second.event.after)  # the episode, the derived files render 1 made
+    assert cold > full / 2 and 0 < warm <= new + 16_384 and warm < 0.2 * full, (cold, warm, new, full)
+
+
+def new_blob_bytes(sb: Sandbox, old: str, new: str) -> int:
+    """The size of the blobs in commit `new`'s tree that commit `old`'s lacks."""
+    changed = sb.store.out("diff-tree", "-r", "--no-renames", "--no-abbrev", old, new).splitlines()
+    blobs = {line.split()[3] for line in changed if line.startswith(":") and not line.split()[3].startswith("0000")}
+    return sum(int(sb.store.out("cat-file", "-s", blob)) for blob in blobs)
