@@ -98,6 +98,12 @@ class LocalRepo:
         for ref in [r for r in kept if r != f"refs/kept/{sha}"][keep - 1:]:
             self.git("update-ref", "-d", EOO, ref)
 
+    def tidy(self, packs: int = 32) -> None:
+        """Repack a kept store into one pack once its fetches have left more than `packs` (each
+        fetch leaves one); what no kept commit or worktree reaches any more goes."""
+        if sum(1 for _ in (self.path / "objects" / "pack").glob("*.pack")) > packs:
+            self.git("repack", "-a", "-d", "-q")
+
     def run(self, *args: str, remote: bool = False, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
         """git with this repository's environment (the token only for `remote` commands); never raises."""
         env = _env(self._auth() if remote or self.lazy else {})

@@ -18,6 +18,7 @@ from bot.app.config import AppConfig, load_config
 from bot.app.door import run_route
 from bot.app.workspace import ObjectStores
 from bot.events import Event
+from bot.gitlocal import LocalRepo
 from bot.router import FlowName, Route, route
 from memshelf_render.render import render_shelf
 from memshelf_render.shelf import load_shelf
@@ -135,6 +136,28 @@ def test_stores_over_the_bound_lose_the_least_recently_used_not_one_in_use(tmp_p
     assert stores.store_of("octo/a").is_dir() and stores.store_of("octo/c").is_dir()
     with pytest.raises(ValueError):
         stores.store_of("../etc")
+
+
+def test_a_kept_store_is_repacked_once_fetches_left_many_packs(tmp_path: Path) -> None:
+    source = tmp_path / "source"
+    source.mkdir()
+    shas = []
+    for i in range(4):
+        (source / "a.md").write_text(f"version {i}\n", encoding="utf-8")
+        for args in (("init", "-q") if i == 0 else ("status",), ("add", "a.md"),
+                     ("-c", "user.name=a", "-c", "user.email=a@b", "commit", "-qm", str(i))):
+            subprocess.run(["git", *args], cwd=source, check=True, capture_output=True)
+        shas.append(subprocess.run(["git", "rev-parse", "HEAD"], cwd=source, check=True, capture_output=True,
+                                   text=True).stdout.strip())
+    subprocess.run(["git", "config", "uploadpack.allowFilter", "true"], cwd=source, check=True)
+    store = LocalRepo.kept(tmp_path / "store.git", f"file://{source}", "")
+    for sha in shas:
+        store.fetch_blobless(sha)
+    packs = store.path / "objects" / "pack"
+    assert len(list(packs.glob("*.pack"))) == 4
+    store.tidy(packs=3)
+    assert len(list(packs.glob("*.pack"))) == 1
+    assert store.git("cat-file", "-p", f"{shas[-1]}:a.md") == "version 3\n"  # a lazy fetch still works
 
 
 def push_route(sb: Sandbox, installation: int, files: dict[str, str]) -> Route:

@@ -97,6 +97,7 @@ class ObjectStores:
                 with _locked(store.with_suffix(".fetch.lock"), fcntl.LOCK_EX):
                     repo = LocalRepo.kept(store, remote, token)
                     repo.fetch_blobless(sha)
+                    repo.tidy()
                     repo.git("worktree", "add", "--quiet", "--detach", EOO, str(tree), sha)
                 try:
                     yield tree
