@@ -7,7 +7,7 @@ point git at another repository or config), and every revision that came from ou
 `--end-of-options`, so a branch named like an option is never read as one. One error type:
 `GitFailed`.
 
-A kept store (`ObjectStore`: the App's per-repository objects under `--data-dir`) is a blobless
+A kept store (`LocalRepo.kept`: the App's per-repository objects under `--data-dir`) is a blobless
 partial clone: a fetch brings commits and trees only, and a checkout then fetches, in one batch,
 just the blobs it lacks; every call on such a repository carries the token, since any of them may
 fetch a missing blob.
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -27,6 +28,7 @@ from pathlib import Path
 
 BOT_NAME, BOT_EMAIL = "github-actions[bot]", "41898282+github-actions[bot]@users.noreply.github.com"
 EOO = "--end-of-options"
+SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
 class GitFailed(RuntimeError):
@@ -92,6 +94,8 @@ class LocalRepo:
         """Commit `sha` and its trees, no blob, from `origin` (a kept store). The last `keep`
         commits fetched stay named (`refs/kept/<sha>`): git offers only named commits as what it
         has, so only then does the remote send just the new objects, trees as deltas."""
+        if not SHA.fullmatch(sha):  # it names a ref too: never a refspec of the event's making
+            raise GitFailed(f"not a commit id: {sha[:80]!r}")
         self.git("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--depth=1", "--filter=blob:none",
                  EOO, "origin", f"+{sha}:refs/kept/{sha}", remote=True)
         kept = self.git("for-each-ref", "--sort=-committerdate", "--format=%(refname)", "refs/kept/").split()

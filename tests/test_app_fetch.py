@@ -18,7 +18,7 @@ from bot.app.config import AppConfig, load_config
 from bot.app.door import run_route
 from bot.app.workspace import ObjectStores
 from bot.events import Event
-from bot.gitlocal import LocalRepo
+from bot.gitlocal import GitFailed, LocalRepo
 from bot.router import FlowName, Route, route
 from memshelf_render.render import render_shelf
 from memshelf_render.shelf import load_shelf
@@ -155,6 +155,8 @@ def test_a_kept_store_is_repacked_once_fetches_left_many_packs(tmp_path: Path) -
         store.fetch_blobless(sha)
     packs = store.path / "objects" / "pack"
     assert len(list(packs.glob("*.pack"))) == 4
+    with pytest.raises(GitFailed):
+        store.fetch_blobless(f"{shas[0]}:refs/heads/main")
     store.tidy(packs=3)
     assert len(list(packs.glob("*.pack"))) == 1
     assert store.git("cat-file", "-p", f"{shas[-1]}:a.md") == "version 3\n"  # a lazy fetch still works
