@@ -6,12 +6,18 @@ actions/checkout does. Every git call runs without the caller's `GIT_*` variable
 point git at another repository or config), and every revision that came from outside follows
 `--end-of-options`, so a branch named like an option is never read as one. One error type:
 `GitFailed`.
+
+A kept store (`LocalRepo.kept`: the App's per-repository objects under `--data-dir`) is a blobless
+partial clone: a fetch brings commits and trees only, and a checkout then fetches, in one batch,
+just the blobs it lacks; every call on such a repository carries the token, since any of them may
+fetch a missing blob.
 """
 
 from __future__ import annotations
 
 import base64
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -22,6 +28,7 @@ from pathlib import Path
 
 BOT_NAME, BOT_EMAIL = "github-actions[bot]", "41898282+github-actions[bot]@users.noreply.github.com"
 EOO = "--end-of-options"
+SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
 class GitFailed(RuntimeError):
@@ -36,6 +43,7 @@ class LocalRepo:
     remote_url: str  # e.g. https://github.com/octo/shelf.git
     token: str = ""
     scratch: bool = False
+    lazy: bool = False  # a partial clone: any call may fetch a missing blob, so each carries the token
 
     @classmethod
     def open(cls, workspace: Path, url: str, token: str) -> LocalRepo:
@@ -43,7 +51,9 @@ class LocalRepo:
         probe = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=workspace, capture_output=True,
                                text=True, check=False, env=_env())
         if probe.returncode == 0 and Path(probe.stdout.strip()).resolve() == workspace.resolve():
-            return cls(workspace, url, token)
+            partial = subprocess.run(["git", "config", "--get", "extensions.partialclone"], cwd=workspace,
+                                     capture_output=True, check=False, env=_env())
+            return cls(workspace, url, token, lazy=partial.returncode == 0)
         return cls._scratch("memshelf-bot-git-", url, token)
 
     @classmethod
@@ -64,9 +74,43 @@ class LocalRepo:
             repo.git("config", key, value)
         return repo
 
+    @classmethod
+    def kept(cls, path: Path, url: str, token: str) -> LocalRepo:
+        """The bare store at `path` (made on first use) whose remote `origin` is `url`, promising
+        the blobs it lacks; worktrees of a crashed job are forgotten."""
+        if not (path / "HEAD").is_file():
+            path.mkdir(parents=True, exist_ok=True)
+            subprocess.run(["git", "init", "--quiet", "--bare", str(path)], capture_output=True, check=True,
+                           env=_env())
+        repo = cls(path, url, token, lazy=True)
+        for key, value in (("core.repositoryformatversion", "1"), ("extensions.partialClone", "origin"),
+                           ("remote.origin.url", url), ("remote.origin.promisor", "true"),
+                           ("remote.origin.partialCloneFilter", "blob:none"), ("gc.auto", "0")):
+            repo.git("config", key, value)
+        repo.git("worktree", "prune")
+        return repo
+
+    def fetch_blobless(self, sha: str, keep: int = 16) -> None:
+        """Commit `sha` and its trees, no blob, from `origin` (a kept store). The last `keep`
+        commits fetched stay named (`refs/kept/<sha>`): git offers only named commits as what it
+        has, so only then does the remote send just the new objects, trees as deltas."""
+        if not SHA.fullmatch(sha):  # it names a ref too: never a refspec of the event's making
+            raise GitFailed(f"not a commit id: {sha[:80]!r}")
+        self.git("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--depth=1", "--filter=blob:none",
+                 EOO, "origin", f"+{sha}:refs/kept/{sha}", remote=True)
+        kept = self.git("for-each-ref", "--sort=-committerdate", "--format=%(refname)", "refs/kept/").split()
+        for ref in [r for r in kept if r != f"refs/kept/{sha}"][keep - 1:]:
+            self.git("update-ref", "-d", EOO, ref)
+
+    def tidy(self, packs: int = 32) -> None:
+        """Repack a kept store into one pack once its fetches have left more than `packs` (each
+        fetch leaves one); what no kept commit or worktree reaches any more goes."""
+        if sum(1 for _ in (self.path / "objects" / "pack").glob("*.pack")) > packs:
+            self.git("repack", "-a", "-d", "-q")
+
     def run(self, *args: str, remote: bool = False, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
         """git with this repository's environment (the token only for `remote` commands); never raises."""
-        env = _env(self._auth() if remote else {})
+        env = _env(self._auth() if remote or self.lazy else {})
         return subprocess.run(["git", *args], cwd=cwd or self.path, capture_output=True, env=env, check=False)
 
     def git(self, *args: str, remote: bool = False, cwd: Path | None = None) -> str:
@@ -121,7 +165,12 @@ class LocalRepo:
             yield tree, sha
 
     def fetch(self, sha: str) -> None:
-        """Make commit `sha` present locally (from the remote, with the token), unless it is."""
+        """Make commit `sha` present locally (from the remote, with the token), unless it is. A
+        kept store fetches it blobless (asking it whether it holds a commit would make it fetch
+        the commit's whole history of trees)."""
+        if self.lazy:
+            self.fetch_blobless(sha)
+            return
         if self.has(sha):
             return
         shallow = self.git("rev-parse", "--is-shallow-repository").strip() == "true" or self.scratch

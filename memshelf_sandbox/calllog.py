@@ -1,6 +1,7 @@
 """`--log FILE`: every request the sandbox answers, one JSON line each, with secrets masked.
 
-A line is `{"method", "path", "status", "login", "body"}` (the request's JSON body, or null).
+A line is `{"method", "path", "status", "login", "body"}` (the request's JSON body, or null); a git
+smart-HTTP line adds `"bytes"`, the size of the body served, so a test can sum what a job fetched.
 Tokens (`ghs_…`, `ghp_…`, …), JWTs, PEM keys, `x-access-token:…@` URL credentials, and the
 values of keys that name a secret are replaced by `***`, so the log can be read and kept.
 """
@@ -43,9 +44,12 @@ class CallLog:
         self._file = path.open("a", encoding="utf-8")
         self._lock = threading.Lock()
 
-    def write(self, method: str, path: str, status: int, login: str | None, body: Any) -> None:
-        line = json.dumps({"method": method, "path": mask(path), "status": status, "login": login,
-                           "body": mask(body)}, ensure_ascii=False)
+    def write(self, method: str, path: str, status: int, login: str | None, body: Any,
+              sent: int | None = None) -> None:
+        record = {"method": method, "path": mask(path), "status": status, "login": login, "body": mask(body)}
+        if sent is not None:
+            record["bytes"] = sent
+        line = json.dumps(record, ensure_ascii=False)
         with self._lock:
             self._file.write(line + "\n")
             self._file.flush()

@@ -101,11 +101,12 @@ class Core:
         self._problems.add(text)
 
     def record(self, method: str, path: str, query: dict[str, list[str]], body: Any, status: int,
-               login: str | None) -> None:
+               login: str | None, sent: int | None = None) -> None:
+        """`sent`: the bytes a git smart-HTTP answer served (logged with it)."""
         with self.state.lock:
-            self.state.calls.append(Call(method, path, query, body, status, login))
+            self.state.calls.append(Call(method, path, query, body, status, login, sent))
         if self.log is not None:
-            self.log.write(method, path, status, login, body)
+            self.log.write(method, path, status, login, body, sent)
 
     # REST --------------------------------------------------------------------------------
 

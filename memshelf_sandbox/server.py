@@ -128,7 +128,8 @@ class Handler(BaseHTTPRequestHandler):
                 if pushing and cgi.status == 200:
                     core.repo.sweep_auto_merge()
                     core.settle(principal)
-            core.record(self.command, path, query, None, cgi.status, principal.user.login if principal else None)
+            core.record(self.command, path, query, None, cgi.status, principal.user.login if principal else None,
+                        sent=len(cgi.body))
             self._send(cgi.status, cgi.headers, cgi.body)
             return
         if path.startswith("/api/v3/"):

@@ -7,6 +7,10 @@ installation token: `contents: write`, and the repository among the token's). A 
 bring a commit GitHub did not sign into a branch whose ruleset requires verified signatures is
 declined as GitHub declines it: nothing is written, every ref is reported `ng` with GitHub's
 words, and the GH013 explanation goes to the client's progress channel.
+
+Fetches take filters as GitHub's do: upload-pack advertises `filter` (protocol v2's `fetch`, and
+v0/v1's capability), so `--filter=blob:none` makes a partial clone, and the blobs a promisor remote
+asks for afterwards, by their ids, are served (`uploadpack.allowAnySHA1InWant`).
 """
 
 from __future__ import annotations
@@ -51,6 +55,17 @@ def _challenge(message: str, status: int = 401) -> CgiReply:
     if status == 401:
         headers.append(("WWW-Authenticate", 'Basic realm="GitHub"'))
     return CgiReply(status, headers, message.encode() + b"\n")
+
+
+# upload-pack's settings, given through git's environment to the process http-backend starts
+UPLOAD_PACK = (("uploadpack.allowFilter", "true"), ("uploadpack.allowAnySHA1InWant", "true"))
+
+
+def config_env(settings: tuple[tuple[str, str], ...]) -> dict[str, str]:
+    env = {"GIT_CONFIG_COUNT": str(len(settings))}
+    for i, (key, value) in enumerate(settings):
+        env[f"GIT_CONFIG_KEY_{i}"], env[f"GIT_CONFIG_VALUE_{i}"] = key, value
+    return env
 
 
 def pushing(rest: str, query: str) -> bool:
@@ -141,6 +156,7 @@ def backend(bare: Path, rest: str, method: str, query: str, body: bytes, headers
         "CONTENT_TYPE": headers.get("content-type", ""), "CONTENT_LENGTH": str(len(body)),
         "REMOTE_USER": login, "REMOTE_ADDR": "127.0.0.1",
         "GATEWAY_INTERFACE": "CGI/1.1", "SERVER_PROTOCOL": "HTTP/1.1",
+        **config_env(UPLOAD_PACK),
     }
     if namespace is not None:
         env["GIT_NAMESPACE"] = namespace

@@ -279,6 +279,7 @@ class Call:
     body: Any
     status: int
     login: str | None
+    sent: int | None = None  # bytes a git smart-HTTP answer served
 
 
 ACTIONS_BOT = User("github-actions[bot]", 41898282, "Bot")

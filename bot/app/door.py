@@ -1,7 +1,9 @@
 """The App's front door to the flows: one routed event → one flow run, as the App's bot.
 
 Per job: an installation token for the one repository with only the permissions its flow needs,
-the PyGithub port as the App's bot, the App reporter, a fresh clone of the event's commit, and the
+the PyGithub port as the App's bot, the App reporter, a checkout of the event's commit (a worktree
+of the repository's kept object store under the data directory, fetching only what is new; a
+fresh shallow clone when the caller gives no data directory), and the
 App's sinks, picked here and nowhere else: the check run `memshelf-bot` (its `external_id` is the
 job's key, so a job run again finds and updates its own check run instead of making a second),
 the sticky comment, and review comments with the suggestions. The App never marks its port
@@ -16,6 +18,7 @@ is completed as a failure first.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from ..adapters.pygithub import PyGithubPort
@@ -31,7 +34,7 @@ from ..router import FlowName, Route, runner
 from .auth import InstallationTokens
 from .config import AppConfig
 from .reporter import AppReporter
-from .workspace import clone_of, remote_url
+from .workspace import ObjectStores, clone_of, remote_url
 
 READ, WRITE = "read", "write"
 PERMISSIONS: Mapping[FlowName, Mapping[str, str]] = {
@@ -91,8 +94,10 @@ class RequestCounter:
         return remaining if remaining >= 0 else None
 
 
-def run_route(route: Route, *, key: str, config: AppConfig, tokens: InstallationTokens, login: str) -> FlowResult:
-    """Run the routed flow for the job `key` as the App's bot `login`; its result."""
+def run_route(route: Route, *, key: str, config: AppConfig, tokens: InstallationTokens, login: str,
+              data_dir: Path | None = None) -> FlowResult:
+    """Run the routed flow for the job `key` as the App's bot `login`; its result. With `data_dir`
+    the job's checkout comes from the repository's object store kept under `<data_dir>/git`."""
     if route.installation_id is None:
         raise ValueError("a route without an installation cannot run as the App")
     token = tokens.token(route.installation_id, route.repository, PERMISSIONS[route.flow]).token
@@ -102,17 +107,20 @@ def run_route(route: Route, *, key: str, config: AppConfig, tokens: Installation
     requests = RequestCounter(port.requester)
     try:
         return run_with(route, key=key, port=port, reporter=reporter,
-                        remote=remote_url(config.github_url, route.repository), token=token)
+                        remote=remote_url(config.github_url, route.repository), token=token,
+                        stores=ObjectStores(data_dir / "git") if data_dir is not None else None)
     finally:
         tokens.record(requests.count, requests.remaining)
 
 
 def run_with(route: Route, *, key: str, port: GitHubPort, reporter: AppReporter, remote: str,
-             token: str = "") -> FlowResult:
+             token: str = "", stores: ObjectStores | None = None) -> FlowResult:
     """The flow behind the App's door, on `port` (the adapter; the recording fake in tests)."""
     check = CheckRunSink(port, reporter.clean, external_id=key)
     head = check_head(route)
-    with clone_of(remote, token, commit_of(route)) as root:
+    checkout = (stores.checkout(route.repository, remote, token, commit_of(route)) if stores is not None
+                else clone_of(remote, token, commit_of(route)))
+    with checkout as root:
         workspace = Workspace(root=root, remote_url=remote, token=token)
         job = Job(route.event, port, reporter, workspace,
                   sinks=[StickySink(port, reporter.clean), check, ReviewSink(port, reporter.clean)])

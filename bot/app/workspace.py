@@ -1,11 +1,22 @@
-"""A job's workspace: a fresh clone of exactly the event's commit, deleted after the job.
+"""A job's workspace: a checkout of exactly the event's commit, deleted after the job.
+
+Without a data directory it is a fresh shallow clone of that one commit. With one, the App keeps a
+per-repository object store under `<data-dir>/git/<owner>/<name>.git` (`ObjectStores`): a job
+fetches the commit and its trees into it (`--filter=blob:none`), and its checkout — a worktree of
+the store — fetches only the blobs the store lacks, so a pull request or a render after a merge
+downloads what is new, not the shelf. A lock per repository serializes fetches (`fetch.lock`)
+while jobs share the store (`use.lock`, held shared during a job); the stores are bounded in
+size together, the least recently used evicted first (a store in use is never evicted).
 
 The token travels in git's `http.<url>.extraheader` through the environment (LocalRepo's
-remote calls), never in a URL or an argument; the clone is shallow (that one commit).
+remote calls), never in a URL or an argument.
 """
 
 from __future__ import annotations
 
+import fcntl
+import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -14,6 +25,9 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from ..gitlocal import EOO, LocalRepo
+
+DEFAULT_BOUND = 4 * 1024**3  # bytes, all the stores of one data directory together
+REPOSITORY = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 
 
 def web_url(api_url: str) -> str:
@@ -43,3 +57,81 @@ def clone_of(remote: str, token: str, sha: str | None) -> Iterator[Path]:
         yield root
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+@contextmanager
+def _locked(path: Path, how: int) -> Iterator[int]:
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, how)
+        yield fd
+    finally:
+        os.close(fd)  # closing drops the lock
+
+
+class ObjectStores:
+    """The kept object stores of one data directory (`root`), `bound` bytes together."""
+
+    def __init__(self, root: Path, bound: int = DEFAULT_BOUND) -> None:
+        self.root, self.bound = root, bound
+
+    def store_of(self, repository: str) -> Path:
+        if not REPOSITORY.fullmatch(repository) or ".." in repository:
+            raise ValueError(f"not a repository name: {repository!r}")
+        return self.root / f"{repository}.git"
+
+    @contextmanager
+    def checkout(self, repository: str, remote: str, token: str, sha: str | None) -> Iterator[Path]:
+        """A worktree of `sha` from `repository`'s store (an empty directory when there is no
+        commit); the stores are brought within the bound afterwards."""
+        if not sha:
+            with clone_of(remote, token, None) as root:
+                yield root
+            return
+        store = self.store_of(repository)
+        store.parent.mkdir(parents=True, exist_ok=True)
+        scratch = Path(tempfile.mkdtemp(prefix="memshelf-bot-job-"))
+        tree = scratch / "tree"
+        try:
+            with _locked(store.with_suffix(".use.lock"), fcntl.LOCK_SH):
+                with _locked(store.with_suffix(".fetch.lock"), fcntl.LOCK_EX):
+                    repo = LocalRepo.kept(store, remote, token)
+                    repo.fetch_blobless(sha)
+                    repo.tidy()
+                    repo.git("worktree", "add", "--quiet", "--detach", EOO, str(tree), sha)
+                try:
+                    yield tree
+                finally:
+                    with _locked(store.with_suffix(".fetch.lock"), fcntl.LOCK_EX):
+                        repo.run("worktree", "remove", "--force", str(tree))
+                os.utime(store.with_suffix(".use.lock"))
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        self.evict()
+
+    def sizes(self) -> list[tuple[float, int, Path]]:
+        """(last use, bytes, store) of every store, least recently used first."""
+        out = []
+        for lock in self.root.glob("*/*.use.lock"):
+            store = lock.with_name(lock.name.removesuffix(".use.lock") + ".git")
+            size = sum(f.stat().st_size for f in store.rglob("*") if f.is_file() and not f.is_symlink())
+            out.append((lock.stat().st_mtime, size, store))
+        return sorted(out)
+
+    def evict(self) -> list[Path]:
+        """Delete the least recently used stores not in use until all fit the bound; the evicted."""
+        stores = self.sizes()
+        total = sum(size for _, size, _ in stores)
+        evicted = []
+        for _, size, store in stores:
+            if total <= self.bound:
+                break
+            try:
+                with _locked(store.with_suffix(".use.lock"), fcntl.LOCK_EX | fcntl.LOCK_NB), \
+                        _locked(store.with_suffix(".fetch.lock"), fcntl.LOCK_EX | fcntl.LOCK_NB):
+                    shutil.rmtree(store, ignore_errors=True)
+            except BlockingIOError:
+                continue  # in use: kept this time
+            total -= size
+            evicted.append(store)
+        return evicted
