@@ -29,8 +29,6 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.test_app_fetch import APP_ID, BOT, SLUG, git_bytes, pull_route, push_route, shallow_clone_bytes  # noqa: E402
-
 from bot.app.auth import InstallationTokens  # noqa: E402
 from bot.app.config import load_config  # noqa: E402
 from bot.app.door import run_route  # noqa: E402
@@ -41,6 +39,7 @@ from memshelf_sandbox.app import App  # noqa: E402
 from tests.action_harness import episode  # noqa: E402
 from tests.app_helpers import rsa_pem  # noqa: E402
 from tests.shelfgen import generate_shelf  # noqa: E402
+from tests.test_app_fetch import APP_ID, BOT, SLUG, git_bytes, pull_route, push_route, shallow_clone_bytes  # noqa: E402
 
 
 def measured(sb: Sandbox, job: Callable[[], Any]) -> tuple[int, float]:
