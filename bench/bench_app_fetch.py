@@ -38,8 +38,8 @@ from memshelf_sandbox import Sandbox, seed_bare_repo  # noqa: E402
 from memshelf_sandbox.app import App  # noqa: E402
 from tests.action_harness import episode  # noqa: E402
 from tests.app_helpers import rsa_pem  # noqa: E402
+from tests.e2e.test_app_fetch import APP_ID, BOT, SLUG, git_bytes, pull_route, push_route, shallow_clone_bytes  # noqa: E402
 from tests.shelfgen import generate_shelf  # noqa: E402
-from tests.test_app_fetch import APP_ID, BOT, SLUG, git_bytes, pull_route, push_route, shallow_clone_bytes  # noqa: E402
 
 
 def measured(sb: Sandbox, job: Callable[[], Any]) -> tuple[int, float]:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from memshelf_sandbox import Sandbox
 from tests import sandbox_fixtures
-from tests.test_sandbox_git import git
+from tests.e2e.test_sandbox_git import git
 
 bare_repo, sandbox = sandbox_fixtures.bare_repo, sandbox_fixtures.sandbox
 EPISODE = "docs/topics/2026-01-05-first.md"
