@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -17,7 +17,7 @@ from memshelf_render.cache import EpisodeCache, cache_dir
 from .events import Event
 from .inputs import Inputs
 from .job import Job, Workspace
-from .port import GitHubPort
+from .port import WRITE_SPACING, GitHubPort, Wait
 from .report import Reporter
 
 WRITE_SPACING_VAR = "MEMSHELF_BOT_WRITE_SPACING"
@@ -54,9 +54,7 @@ def write_spacing(env: Mapping[str, str]) -> float:
     """Seconds between the bot's writes: GitHub's secondary-limit advice, unless
     `MEMSHELF_BOT_WRITE_SPACING` says otherwise (an API without such limits, e.g. the sandbox)."""
     raw = env.get(WRITE_SPACING_VAR, "").strip()
-    if not raw:
-        from .adapters.pygithub import WRITE_SPACING
-
+    if not raw:  # the default lives in the port: importing the adapter here would cost every run PyGithub
         return WRITE_SPACING
     try:
         value = float(raw)
@@ -79,6 +77,12 @@ class LazyPort:
         if self._port is None:
             self._port = self._connect()
         return getattr(self._port, name)
+
+    @property
+    def waits(self) -> Sequence[Wait]:
+        """The rate-limit waits so far: none before a call has connected (every check's summary
+        asks, and asking must not import PyGithub)."""
+        return () if self._port is None else self._port.waits
 
 
 def build(env: Mapping[str, str], inputs: Inputs, reporter: Reporter) -> Job:

@@ -20,6 +20,7 @@ ANNOTATIONS_PER_REQUEST = 50  # GitHub takes at most 50 check-run annotations pe
 CHECK_TEXT_LIMIT = 65535  # characters of a check run's output summary, and of its text
 COMMENT_LIMIT = 65536  # characters of an issue comment body
 ACTIONS_BOT = "github-actions[bot]"  # who GITHUB_TOKEN writes as when the token cannot say
+WRITE_SPACING = 0.25  # seconds between mutating requests (GitHub's secondary-limit advice)
 
 
 class Reason(StrEnum):

@@ -30,6 +30,7 @@ from ..port import (
     ACTIONS_BOT,
     ANNOTATIONS_PER_REQUEST,
     CHECK_TEXT_LIMIT,
+    WRITE_SPACING,
     AutoMergeAnswer,
     AutoMergeResult,
     ChangedFile,
@@ -68,7 +69,6 @@ from ..port import Issue as IssueInfo
 T = TypeVar("T")
 MAX_RETRIES = 4  # per request, for 5xx and dropped connections
 MAX_RATE_LIMIT_WAIT = 300  # seconds; a longer wait fails the job with a clear message
-WRITE_SPACING = 0.25  # seconds between mutating requests (GitHub's secondary-limit advice)
 PAGE_SIZE = 100
 MAX_ISSUE_PAGES = 10  # the bot's own labeled issues: one dashboard, a few at most after a race
 READ_ONLY_MESSAGES = ("Resource not accessible by integration", "Resource not accessible by personal access token")

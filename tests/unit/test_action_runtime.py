@@ -232,6 +232,26 @@ def test_the_action_imports_pygithub_only_when_it_calls_github() -> None:
     assert out.strip() == "False"
 
 
+JOB_PROBE = """
+import io, sys
+from bot.context import build
+from bot.inputs import Inputs
+from bot.report.workflow import WorkflowReporter
+env = {"GITHUB_EVENT_NAME": "pull_request", "GITHUB_REPOSITORY": "octo/shelf", "GITHUB_WORKSPACE": sys.argv[1]}
+job = build(env, Inputs(), WorkflowReporter(out=io.StringIO()))
+print(list(job.port.waits), "github" in sys.modules)
+"""
+
+
+def test_a_job_that_never_calls_github_never_imports_pygithub(tmp_path: Path) -> None:
+    """`mode: validate` builds a job (the default write spacing) and ends with a summary that lists
+    the port's rate-limit waits: neither may make the adapter, whose PyGithub import was most of
+    the Action's start-up."""
+    out = subprocess.run([sys.executable, "-c", JOB_PROBE, str(tmp_path)], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.split() == ["[]", "False"]
+
+
 def test_no_token_where_the_flow_must_write_is_a_configuration_error_naming_the_input(tmp_path: Path) -> None:
     from bot import action
 
