@@ -49,6 +49,8 @@ RUN apt-get update \
  && "$PY" -c "import matplotlib.font_manager" \
  && "$PY" scripts/image_keep.py trace trace.log -- "$PY" -I scripts/image_flows.py example-shelf \
  && "$PY" scripts/image_keep.py prune "$SITE" trace.log --whole memshelf-bot \
+ && "$PY" scripts/image_keep.py sources trace.log "$("$PY" -c "import sysconfig; print(sysconfig.get_path('stdlib'))")" \
+      > /opt/memshelf-bot/stdlib-loaded.txt \
  && find "$SITE" -path '*.libs' -prune -o -type f -name '*.so' -exec strip --strip-unneeded {} + \
  && rm -rf "$MPLCONFIGDIR" && "$PY" -c "import matplotlib.font_manager" \
  && "$PY" -I scripts/image_flows.py example-shelf \
@@ -59,6 +61,7 @@ FROM python:3.12-slim
 SHELL ["/bin/bash", "-o", "pipefail", "-c"]
 
 ENV PYTHONUNBUFFERED=1 \
+    PYTHONDONTWRITEBYTECODE=1 \
     MPLCONFIGDIR=/opt/memshelf-bot/matplotlib \
     PATH=/opt/memshelf-bot/venv/bin:$PATH
 
@@ -92,7 +95,12 @@ RUN printf '%s\n' 'path-exclude=/usr/share/doc/*' 'path-exclude=/usr/share/man/*
  && [ /usr/bin/git -ef /usr/lib/git-core/git ] && git --version
 
 COPY --from=build /opt/memshelf-bot /opt/memshelf-bot
-# cairosvg finds libcairo2 here, and the entry point starts.
-RUN python -c "import cairosvg" && memshelf-bot --version
+# The base ships its standard library without byte-code, so every container would compile each
+# module it imports again (and keep nothing it wrote): the modules the traced flows loaded are
+# compiled here (nothing to do on a base that has them). The venv's byte-code came with pip and
+# the prune; PYTHONDONTWRITEBYTECODE spares the writes no container keeps. Then cairosvg finds
+# libcairo2, and the entry point starts.
+RUN python -m compileall -q -i /opt/memshelf-bot/stdlib-loaded.txt \
+ && python -c "import cairosvg" && memshelf-bot --version
 
 ENTRYPOINT ["memshelf-bot", "action"]

@@ -6,11 +6,19 @@ a hand-kept list of what to delete, the Dockerfile's build stage derives what to
 
     python scripts/image_keep.py trace TRACE -- python scripts/image_flows.py SHELF
     python scripts/image_keep.py prune SITE_PACKAGES TRACE --whole memshelf-bot
+    python scripts/image_keep.py sources TRACE STDLIB > LIST   # then, in the final stage:
+    python -m compileall -q -i LIST
 
 `trace` runs a command with an audit hook in every Python process it starts (forks and
 subprocesses included, through a `sitecustomize` on PYTHONPATH) that writes down each file
 opened (source and byte-code of every module, and the data files: fonts, matplotlibrc,
 jsonschema's metaschemas…), each extension module loaded and each library `ctypes` opens.
+
+`sources` prints the Python sources under a directory (the standard library's) that the trace
+loaded, as source or byte-code: the final stage compiles them, since python:*-slim ships its
+standard library without byte-code and a container would otherwise compile each module it
+imports again on every start (and keeps nothing it writes). The hook also writes down the
+modules a process had imported before it was installed (`encodings`, `site`'s own), so they count.
 
 `prune` keeps, of SITE_PACKAGES: those files, the source or byte-code beside each of them, the
 shared libraries the kept extension modules link (from `ldd`: the wheels' vendored `*.libs`),
@@ -52,6 +60,8 @@ if _path:
             _write(_fd, (event + "\\t" + _abspath(_fsdecode(path)) + "\\n").encode("utf-8", "surrogateescape"))
 
     sys.addaudithook(_image_keep_hook)
+    for _module in list(sys.modules.values()):  # imported before the hook: start-up's own
+        _image_keep_hook("import", (None, getattr(_module, "__file__", None)))
 '''
 _PYC = re.compile(r"^(?P<dir>(?:.*/)?)__pycache__/(?P<stem>[^/.]+)\.[^/]+\.pyc$")
 _LICENCE = re.compile(r"^(LICEN[CS]E|COPYING|NOTICE)", re.IGNORECASE)  # a font's or a vendored library's terms
@@ -68,6 +78,18 @@ def traced_files(lines: Iterable[str], site: Path) -> set[str]:
         if path.startswith(prefix):
             found.add(path[len(prefix):])
     return found
+
+
+def loaded_sources(lines: Iterable[str], root: Path) -> list[str]:
+    """The Python sources under `root` a trace loaded, as source or as byte-code (absolute paths;
+    only those that exist)."""
+    prefix = str(root).rstrip("/") + "/"
+    found = set()
+    for rel in traced_files(lines, root):
+        source = _partner(rel)
+        if source.endswith(".py") and Path(prefix + source).is_file():
+            found.add(prefix + source)
+    return sorted(found)
 
 
 def linked_libraries(ldd_output: str, site: Path) -> set[str]:
@@ -167,6 +189,9 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("trace", help="run COMMAND, writing every file its Python processes load to TRACE")
     p.add_argument("trace", type=Path)
     p.add_argument("cmd", nargs=argparse.REMAINDER)
+    p = sub.add_parser("sources", help="print the Python sources under ROOT that TRACE names")
+    p.add_argument("trace", type=Path)
+    p.add_argument("root", type=Path)
     p = sub.add_parser("prune", help="delete from SITE what TRACE does not name")
     p.add_argument("site", type=Path)
     p.add_argument("trace", type=Path)
@@ -178,6 +203,13 @@ def main(argv: list[str] | None = None) -> int:
         if not cmd:
             parser.error("trace: no command given")
         return trace(args.trace, cmd)
+    if args.command == "sources":
+        lines = args.trace.read_text(encoding="utf-8", errors="surrogateescape").splitlines()
+        sources = loaded_sources(lines, args.root.resolve())
+        if not sources:  # an empty list would have compileall compile all of sys.path
+            raise SystemExit(f"image_keep: the trace names no Python source under {args.root}")
+        print(*sources, sep="\n")
+        return 0
     return prune(args.site, args.trace, args.whole)
 
 

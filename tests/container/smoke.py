@@ -114,7 +114,9 @@ class Runner:
 
     def run(self, workspace: Path, event_name: str, payload: dict[str, Any], *, network: str,
             api_url: str = "https://api.github.com", server_url: str = "https://github.com",
-            **inputs: str) -> StepResult:
+            pass_env: tuple[str, ...] = (), **inputs: str) -> StepResult:
+        """One step; `pass_env` names variables of this process to pass on as well (a bench's
+        PYTHONVERBOSE)."""
         self.steps += 1
         temp = self.work / f"runner-temp-{self.steps}"
         commands, workflow, home = temp / "_runner_file_commands", temp / "_github_workflow", temp / "_github_home"
@@ -136,7 +138,7 @@ class Runner:
         cmd = [self.docker, "run", "--rm", f"--network={network}", "--workdir", "/github/workspace",
                "-v", f"{workspace}:/github/workspace", "-v", f"{commands}:/github/file_commands",
                "-v", f"{workflow}:/github/workflow", "-v", f"{home}:/github/home"]
-        for key in env:
+        for key in (*env, *pass_env):
             cmd += ["-e", key]
         proc = subprocess.run([*cmd, self.image], env={**os.environ, **env}, capture_output=True, text=True,
                               timeout=300, check=False)
@@ -531,9 +533,10 @@ def our_layers_mb(docker: str, image: str) -> float:
     return (size - base) / 1e6
 
 
-def start_to_verdict_on_1k_shelf(runner: Runner, work: Path) -> float:
-    """Median wall time of `docker run` (container start to exit with the verdict) for a PR that adds
-    one episode to a rendered 1,000-episode shelf, validate mode, no network."""
+def big_shelf_pull_request(work: Path) -> tuple[Path, dict[str, Any]]:
+    """A rendered 1,000-episode shelf checked out on a branch that adds one good episode, and the
+    `pull_request` event for it: the run start → verdict is timed on (here and in
+    bench/bench_image.py)."""
     tree = work / "big"
     subprocess.run([sys.executable, str(ROOT / "bench/gen_shelf.py"), str(tree), "--episodes", "1000", "--seed", "11"],
                    check=True, capture_output=True)
@@ -548,13 +551,23 @@ def start_to_verdict_on_1k_shelf(runner: Runner, work: Path) -> float:
     git("add", "-A", cwd=tree)
     git("commit", "--quiet", "-m", "One more", cwd=tree)
     head = git("rev-parse", "HEAD", cwd=tree)
-    event = pull_request_event(9, "shelve/one-more", head, base)
-    times = []
-    for _ in range(TIMED_RUNS):
-        started = time.perf_counter()
-        result = runner.run(tree, "pull_request", event, network="none", mode="validate")
-        times.append(time.perf_counter() - started)
-        expect(result.exit_code == 0 and result.outputs["episodes"] == "1", "the 1k-shelf PR is valid", result)
+    return tree, pull_request_event(9, "shelve/one-more", head, base)
+
+
+def start_to_verdict(runner: Runner, tree: Path, event: dict[str, Any]) -> float:
+    """Wall time of one `docker run` of the Action (container start to exit with the verdict) for
+    the big shelf's pull request, validate mode, no network."""
+    started = time.perf_counter()
+    result = runner.run(tree, "pull_request", event, network="none", mode="validate")
+    elapsed = time.perf_counter() - started
+    expect(result.exit_code == 0 and result.outputs["episodes"] == "1", "the 1k-shelf PR is valid", result)
+    return elapsed
+
+
+def start_to_verdict_on_1k_shelf(runner: Runner, work: Path) -> float:
+    """Median start → verdict over a few runs, printed (bench/bench_image.py measures it apart)."""
+    tree, event = big_shelf_pull_request(work)
+    times = [start_to_verdict(runner, tree, event) for _ in range(TIMED_RUNS)]
     median = statistics.median(times)
     print(f"start -> verdict on a 1k shelf: median {median:.2f} s over {TIMED_RUNS} runs "
           f"({', '.join(f'{t:.2f}' for t in times)})")

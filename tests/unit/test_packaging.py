@@ -14,6 +14,7 @@ import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tomllib
 from pathlib import Path
 from types import ModuleType
@@ -290,6 +291,9 @@ def test_dockerfile_shape() -> None:
     prune = runs.index("scripts/image_keep.py prune \"$SITE\" trace.log --whole memshelf-bot")
     assert trace < prune < runs.rindex("\"$PY\" -I scripts/image_flows.py example-shelf")
     assert "rm -rf" not in runs[:prune].split("apt-get update", 1)[-1]  # no hand-kept deletions beside it
+    # the standard library's modules the flows loaded are compiled in the final stage (the base has no byte-code)
+    assert runs.index("scripts/image_keep.py sources trace.log") < runs.index("compileall -q -i /opt/memshelf-bot/")
+    assert "PYTHONDONTWRITEBYTECODE=1" in env
 
 
 def _pins() -> dict[str, str]:
@@ -395,6 +399,18 @@ def test_trace_and_prune_keep_what_a_forked_child_loads(keep: ModuleType, tmp_pa
     tag = sys.implementation.cache_tag
     assert left == sorted(["pkg/data/used.txt", *(f"pkg/{m}.py" for m in ("__init__", "a", "b")),
                            *(f"pkg/__pycache__/{m}.{tag}.pyc" for m in ("__init__", "a", "b"))])
+
+
+def test_the_standard_library_sources_a_trace_loaded_start_up_included(keep: ModuleType, tmp_path: Path) -> None:
+    """What the final stage compiles: the standard library's modules the traced process imported,
+    those imported before the hook (`encodings`, at start-up) among them, and no other."""
+    stdlib = Path(sysconfig.get_path("stdlib")).resolve()
+    trace = tmp_path / "trace"
+    assert keep.main(["trace", str(trace), "--", sys.executable, "-c", "import json"]) == 0
+    sources = keep.loaded_sources(trace.read_text(encoding="utf-8").splitlines(), stdlib)
+    assert {str(stdlib / "json" / "__init__.py"), str(stdlib / "encodings" / "__init__.py")} <= set(sources)
+    assert str(stdlib / "xmlrpc" / "client.py") not in sources
+    assert all(path.startswith(f"{stdlib}/") and path.endswith(".py") for path in sources)
 
 
 @pytest.mark.e2e
