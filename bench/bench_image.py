@@ -106,8 +106,10 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="bench-image-") as tmp:
         work = Path(tmp)
         tree, event = smoke.big_shelf_pull_request(work)
-        runners = {image: smoke.Runner(work) for image in images}
-        for image, runner in runners.items():
+        runners = {}
+        for n, image in enumerate(images):
+            (work / f"runner-{n}").mkdir()
+            runners[image] = runner = smoke.Runner(work / f"runner-{n}")
             runner.image = image
             step("verdict", docker, runner, tree, event)  # untimed: the shelf's files in the page cache
         print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")

@@ -10,6 +10,10 @@ the default branch → render (skipped for the bot's own render commits); a push
 else → a notice, exit 0. A fork's `pull_request` run has a read-only `GITHUB_TOKEN`: this door
 says so to the port before the flow runs (the flow never knows). Exit status: the result's (0
 clean, 1 violations or failed work, 2 configuration error).
+
+Only `mode: validate` and `badge`'s flow is imported with this module: the router (which imports
+every flow to fill its table), the other flows and the sinks that write to GitHub are imported by
+the mode that runs them, so a validate run — the image's start → verdict — loads none of them.
 """
 
 from __future__ import annotations
@@ -23,20 +27,14 @@ from . import context
 from . import inputs as action_inputs
 from .context import ContextError
 from .events import Event, EventKind
-from .flows import commands, fork_comment, local, open_pr, pull_request, render_main
-from .flows.publish import not_acted_on
-from .flows.registry import BOT_BRANCH_PREFIX
+from .flows import local
+from .flows.registry import BOT_BRANCH_PREFIX, FlowName
 from .flows.result import FlowOutcome, FlowResult
 from .gitlocal import GitFailed
 from .job import Job
 from .port import PortError, Reason
 from .report import Level, Note, Sink
-from .report.check_run import CheckRunSink
-from .report.comment import StickySink
-from .report.review import ReviewSink
-from .report.sarif import SarifSink
 from .report.workflow import WorkflowReporter
-from .router import FlowName, route, runner
 
 ModeRun = Callable[[Job], FlowResult]
 OUTPUTS = ("verdict", "errors", "warnings", "episodes", "changed", "commit_sha", "pr_number", "standing_tokens",
@@ -70,6 +68,10 @@ def unrouted(event: Event) -> str:
 
 
 def auto_mode(job: Job) -> FlowResult:
+    from .flows import commands
+    from .flows.publish import not_acted_on
+    from .router import route, runner
+
     routed = route(job.event)
     if routed is None and job.event.kind is EventKind.ISSUE_COMMENT:  # conversation: ignored without a word
         return commands.ignore(job, "a comment that is not a /shelf command on a pull request")
@@ -81,6 +83,8 @@ def auto_mode(job: Job) -> FlowResult:
 def guard_mode(job: Job) -> FlowResult:
     if not job.event.kind.is_pull_request:
         raise ContextError(f"mode guard needs a pull_request event, not {job.event.name}")
+    from .flows import pull_request
+
     return pull_request.run(job, rules=False)
 
 
@@ -95,6 +99,8 @@ def open_pr_mode(job: Job) -> FlowResult:
     if branch == default or branch.startswith(BOT_BRANCH_PREFIX):
         raise ContextError(f"mode open-pr opens pull requests for agent branches; {branch} is "
                            + ("the default branch" if branch == default else "the bot's own branch"))
+    from .flows import open_pr
+
     if event.kind is EventKind.PUSH:
         return open_pr.run(job, branch)
     return open_pr.run(job, branch, head_sha=job.port.branch_sha(branch))
@@ -104,13 +110,21 @@ def resolve_mode(job: Job) -> FlowResult:
     if job.event.kind is not EventKind.ISSUE_COMMENT:
         raise ContextError(f"mode resolve answers `/shelf` comments: it needs an issue_comment event, not "
                            f"{job.event.name}")
+    from .router import runner
+
     return runner(FlowName.COMMAND)(job)
+
+
+def render_mode(job: Job) -> FlowResult:
+    from .flows import render_main
+
+    return render_main.run(job)
 
 
 MODE_FLOWS: dict[str, ModeRun] = {
     "auto": auto_mode,
     "validate": local.validate,
-    "render": lambda job: render_main.run(job),
+    "render": render_mode,
     "guard": guard_mode,
     "open-pr": open_pr_mode,
     "resolve": resolve_mode,
@@ -124,6 +138,8 @@ LOCAL_MODES = ("validate", "badge")  # the modes that need no GitHub API
 def writes(mode: str, job: Job) -> bool:
     """Whether this run's flow writes to GitHub (and so needs a token)."""
     if mode == "auto":
+        from .router import route
+
         return route(job.event) is not None
     return mode not in LOCAL_MODES
 
@@ -143,9 +159,16 @@ def sinks(mode: str, job: Job) -> list[Sink]:
     found: list[Sink] = []
     clean, port = job.reporter.clean, job.port
     if writes(mode, job):
+        from .flows import fork_comment
+        from .report.check_run import CheckRunSink
+        from .report.comment import StickySink
+        from .report.review import ReviewSink
+
         keeper = fork_comment.keeper(port, job.workspace.root, job.reporter.log) if fork_run(job) else None
         found += [StickySink(port, clean, keeper), CheckRunSink(port, clean), ReviewSink(port, clean)]
     if mode in ("auto", "guard") and job.event.kind.is_pull_request:
+        from .report.sarif import SarifSink
+
         found.append(SarifSink(job.workspace.root, clean))
     return found
 
@@ -155,6 +178,8 @@ def prepare(mode: str, job: Job) -> Job:
     planted where the bot leaves files, a fork's `pull_request` token is read-only (said to the
     port, never decided by a flow), and the job gets this door's sinks."""
     if job.event.kind.is_pull_request and job.event.fork:
+        from .flows import fork_comment
+
         fork_comment.clear(job.workspace.root)
     if fork_run(job) and writes(mode, job):
         job.port.mark_read_only()

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import subprocess
 
-from memshelf_render.badge import badge_files
 from memshelf_render.check import Outcome, add_rows, check, repo_path
 from memshelf_render.guard import base_episode_ids, git_changes
 from memshelf_render.records import collect
@@ -62,6 +61,8 @@ def _show(job: Job, commit: str, shelf_rel: str) -> str:
 
 
 def badge(job: Job) -> FlowResult:
+    from memshelf_render.badge import badge_files  # here: its XML escaping imports urllib, http and ssl
+
     shelf, problems = job.load(job.workspace.root)
     if shelf is None:
         return publish_check(job, config_error(problems, job), None, title="badge", head_sha="")
