@@ -15,7 +15,9 @@ two versions alternate and see the same load), one `docker run --rm --network=no
 - `verdict`: the Action itself, as `tests/container/smoke.py` times it: a pull request adding one
   episode to a rendered 1,000-episode shelf, `mode: validate`, the runner's mounts and `INPUT_*`.
 
-It prints the median of each step per image (and the spread), the load average before and after,
+Then, per image, the CPU time of the Action's processes inside the container (user + sys of
+`memshelf-bot action` and the git it runs), which a loaded machine disturbs far less than the wall
+times. It prints the median of each step per image (and the spread), the load average before and after,
 how many modules a verdict run compiled from source instead of loading bytecode (`python -v`:
 stale or missing `.pyc` cost every start, since a container never keeps what it writes), and each
 of our layers (the image's history above its base's) with its size and the total the smoke test
@@ -65,6 +67,22 @@ def step(name: str, docker: str, runner: smoke.Runner, tree: Path, event: dict) 
         return docker_run(docker, image, "python", "-c", "import bot.action")
     with contextlib.redirect_stdout(io.StringIO()):  # the runner's "ok:" lines
         return smoke.start_to_verdict(runner, tree, event)
+
+
+CPU_PROBE = ("import resource, subprocess, sys; code = subprocess.call(['memshelf-bot', 'action']); "
+             "r = resource.getrusage(resource.RUSAGE_CHILDREN); "
+             "print(f'bench-cpu {r.ru_utime + r.ru_stime:.4f}', file=sys.stderr); sys.exit(code)")
+
+
+def verdict_cpu(runner: smoke.Runner, tree: Path, event: dict) -> float:
+    """CPU seconds of one verdict run's processes inside the container."""
+    with contextlib.redirect_stdout(io.StringIO()):
+        result = runner.run(tree, "pull_request", event, network="none", mode="validate",
+                            entrypoint=("python", "-c", CPU_PROBE))
+    found = re.search(r"^bench-cpu (\S+)$", result.stderr, re.MULTILINE)
+    if result.exit_code != 0 or found is None:
+        raise SystemExit(f"bench_image: the CPU probe failed (exit {result.exit_code})\n{result.stderr}")
+    return float(found[1])
 
 
 def compiled_from_source(runner: smoke.Runner, tree: Path, event: dict) -> tuple[int, list[str]]:
@@ -124,6 +142,13 @@ def main(argv: list[str] | None = None) -> int:
         for image in images:
             cells = (f"{statistics.median(t):.3f} ({min(t):.2f}–{max(t):.2f})" for t in times[image].values())
             print(f"{image:<28}" + "".join(f"{cell:>20}" for cell in cells))
+        cpu = {image: [] for image in images}
+        for _ in range(args.runs):
+            for image in images:
+                cpu[image].append(verdict_cpu(runners[image], tree, event))
+        print(f"\nCPU of the Action's processes in a verdict run, median of {args.runs} (min–max)")
+        for image in images:
+            print(f"{image:<28}{statistics.median(cpu[image]):>8.3f} s ({min(cpu[image]):.3f}–{max(cpu[image]):.3f})")
         for image in images:
             from_pyc, compiled = compiled_from_source(runners[image], tree, event)
             print(f"\n{image}: a verdict run loaded {from_pyc} modules from bytecode and compiled {len(compiled)} "

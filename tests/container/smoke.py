@@ -114,9 +114,9 @@ class Runner:
 
     def run(self, workspace: Path, event_name: str, payload: dict[str, Any], *, network: str,
             api_url: str = "https://api.github.com", server_url: str = "https://github.com",
-            pass_env: tuple[str, ...] = (), **inputs: str) -> StepResult:
-        """One step; `pass_env` names variables of this process to pass on as well (a bench's
-        PYTHONVERBOSE)."""
+            pass_env: tuple[str, ...] = (), entrypoint: tuple[str, ...] = (), **inputs: str) -> StepResult:
+        """One step; `pass_env` names variables of this process to pass on as well, `entrypoint`
+        replaces the image's (a bench's PYTHONVERBOSE, or a wrapper that reports CPU time)."""
         self.steps += 1
         temp = self.work / f"runner-temp-{self.steps}"
         commands, workflow, home = temp / "_runner_file_commands", temp / "_github_workflow", temp / "_github_home"
@@ -140,7 +140,9 @@ class Runner:
                "-v", f"{workflow}:/github/workflow", "-v", f"{home}:/github/home"]
         for key in (*env, *pass_env):
             cmd += ["-e", key]
-        proc = subprocess.run([*cmd, self.image], env={**os.environ, **env}, capture_output=True, text=True,
+        if entrypoint:
+            cmd += ["--entrypoint", entrypoint[0]]
+        proc = subprocess.run([*cmd, self.image, *entrypoint[1:]], env={**os.environ, **env}, capture_output=True, text=True,
                               timeout=300, check=False)
         annotations, masks = parse_commands(proc.stdout)
         result = StepResult(proc.returncode, proc.stdout, proc.stderr,
