@@ -20,21 +20,27 @@ import re
 from collections.abc import Iterator
 
 from .casing import VOUCHED, holds_misses
+from .view import viewed
 
 # the last text lowercased: the instruction patterns of one text ask one after another
 _last: tuple[str, str | None] = ("", "")
 
 
 def _lower_of(text: str) -> str | None:
-    """`text` lowercased, when it is the text letter for letter (else None)."""
+    """`text` lowercased, when it is the text letter for letter (else None); an episode's text
+    is lowercased once, by its view."""
     global _last
     if _last[0] is text:
         return _last[1]
-    lower: str | None = text.lower()
-    if len(lower) != len(text) or holds_misses(lower):
-        lower = None
-    _last = (text, lower)
-    return lower
+    view = viewed(text)
+    if view is not None:
+        lower, misses = view.lower, view.misses
+    else:
+        lower = text.lower()
+        misses = holds_misses(lower)
+    found = lower if len(lower) == len(text) and not misses else None
+    _last = (text, found)
+    return found
 
 
 class Anchored:
