@@ -3,7 +3,7 @@
 A case-insensitive pattern that opens with cased letters gives `re` nothing to skip to: it tries
 a match at every position of the text, each character compared through its case folding (some
 20-90 ns a character, `\\b(?:ignore|disregard|…)` on prose). When every match opens with one of a
-few literal words (`ignore`, `you`, `игнорируй`, `[`…), those words are looked for in the text's
+few literal words (`ignore`, `you`, `игнорируй`…), those words are looked for in the text's
 lowercase with `str.find` (C, ~1 ns a character) and the pattern is tried only there, as a match
 at that offset. That gives what `finditer` gives: every match starts at such an offset, and
 after a match the next one is the first that starts at or after its end.
@@ -11,7 +11,8 @@ after a match the next one is the first that starts at or after its end.
 Only where the lowercase is the text letter for letter: as long (no `İ`, whose lowercase is two
 characters) and free of the letters IGNORECASE takes for others that `str.lower()` leaves as they
 are (`casing`), with opening words of letters `casing` vouches for; else the plain pattern
-searches. `tests/unit/screens/test_anchors.py` holds it to the plain pattern.
+searches. Not for a pattern whose opening characters are all uncased (`<`, `[`): `re` skips to
+them in C, faster than a Python loop over their places in a text full of them. `tests/unit/screens/test_anchors.py` holds it to the plain pattern.
 """
 
 from __future__ import annotations
@@ -91,6 +92,8 @@ def anchored(plain: re.Pattern[str]) -> Anchored | None:
         return None
     if not words or not all(set(w) <= VOUCHED for w in words):
         return None
+    if not any(w[0].lower() != w[0].upper() for w in words):
+        return None  # no opening letter is cased: `re` skips to the first characters in C itself
     words = {w.lower() for w in words}
     # a word that starts with another adds no offset of its own
     return Anchored(plain, tuple(sorted(w for w in words if not any(w != o and w.startswith(o) for o in words))))

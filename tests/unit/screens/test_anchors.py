@@ -19,14 +19,15 @@ def _found(pattern, text: str) -> list[tuple[tuple[int, int], str]]:
 
 
 def test_every_instruction_pattern_opens_with_its_words():
-    words = {name: anchored(pattern).words for name, pattern in content.INSTRUCTIONS.items()}
-    assert words["ignore-previous"] == ("bypass", "disregard", "forget", "ignore", "override")
-    assert words["inst-tag"] == ("<<", "[")
-    assert words["ignore-previous-ru"] == ("забудь", "игнорируй", "отбрось")
+    forms = {name: anchored(pattern) for name, pattern in content.INSTRUCTIONS.items()}
+    assert forms["ignore-previous"].words == ("bypass", "disregard", "forget", "ignore", "override")
+    assert forms["ignore-previous-ru"].words == ("забудь", "игнорируй", "отбрось")
+    # `re` skips to an uncased opening character itself
+    assert [name for name, form in forms.items() if form is None] == ["role-tag", "chat-token", "inst-tag"]
 
 
 def test_patterns_without_sure_opening_words_have_no_anchored_form():
-    for source in (r"\bfoo", r"(?i:foo)bar", r"(?i)(?:foo|)bar", r"(?i)[ab]foo", r"(?i)\w+foo", r"(?i)(?<=x)foo",
+    for source in (r"\bfoo", r"(?i:foo)bar", r"(?i)(?:foo|)bar", r"(?i)[ab]foo", r"(?i)\w+foo", r"(?i)(?<=x)foo", r"(?i)<a", r"(?i)\[x|<<",
                    r"(?i)ﬀoo", r"(?i)straße", r"(?i)(?:s|ſ)t", r"(?i)a*b"):
         assert anchored(re.compile(source)) is None, source
 
@@ -40,7 +41,7 @@ _PIECES = [*FRAGMENTS, "x", "_", "1", "İ", "ı", "K", "ſ", "Ignore", "YOU", "d
 @given(st.lists(st.sampled_from(_PIECES), max_size=20).map("".join))
 def test_instruction_patterns_equal_their_definitions(text):
     for pattern in content.INSTRUCTIONS.values():
-        quick = anchored(pattern)
+        quick = anchored(pattern) or pattern
         assert _found(quick, text) == _found(pattern, text)
         plain = pattern.search(text)
         fast = quick.search(text)
