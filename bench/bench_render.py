@@ -3,7 +3,8 @@
     python bench/bench_render.py [--shapes ...] [--sizes 1000 3000 10000] [--repeat 3] [--out bench/out]
 
 Every shape of `bench/shapes.py` at every size: two copies of the seeded shelf, one for each
-side. Before each timed run every derived file of that copy is deleted: ours renders everything
+side. Before each timed run every derived file of that copy is deleted: ours (`--no-cache`: cold,
+the episode cache neither read nor written) renders everything
 (ledger, .meta.json, INDEX, SUBINDEX, the archive and the matplotlib chart) in one command; the
 reference runs `memshelf rebuild` and then its separate archive render. Then, on the rendered
 copies, `render --check` against the reference's `rebuild --check` (which compares only the
@@ -71,17 +72,17 @@ def main(argv: list[str] | None = None) -> int:
             refs_dir = copy_of(source, args.out / f"render-ref-{shape}-{size}")
 
             def ours_run(d=ours_dir):
-                return once([BOT, "render", str(without_derived(d))])
+                return once([BOT, "render", str(without_derived(d)), "--no-cache"])
 
             def refs_run(d=refs_dir):
                 without_derived(d)
                 return chain([[memshelf, "rebuild", "--shelf", str(d)], [str(py), "-c", ARCHIVE_RENDER, str(d)]])
 
             if not rows:
-                warm([BOT, "render", str(without_derived(ours_dir))])
+                warm([BOT, "render", str(without_derived(ours_dir)), "--no-cache"])
             ours_runs, refs_runs = rounds([ours_run, refs_run], args.repeat)
             check_runs, ref_check_runs = rounds(
-                [lambda d=ours_dir: once([BOT, "render", str(d), "--check"]),
+                [lambda d=ours_dir: once([BOT, "render", str(d), "--check", "--no-cache"]),
                  lambda d=refs_dir: once([memshelf, "rebuild", "--shelf", str(d), "--check"])], args.repeat)
             ours, refs, check, ref_check = map(summary, (ours_runs, refs_runs, check_runs, ref_check_runs))
             assert check.code == 0, "render --check found drift right after render"

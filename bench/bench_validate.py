@@ -4,9 +4,10 @@
 
 Every shape of `bench/shapes.py` at every size: one seeded, rendered shelf (derived files written
 by the reference renderer, as on a rendered main). Per shelf, ours and the references run
-alternately --repeat times: full `validate`; `validate --changed` with one episode; doctor +
-shelf-spec back to back. Wall and CPU time (user + sys, children included) are medians, the
-ratios medians of the per-pair ratios; peak RSS is the largest single process. Plus
+alternately --repeat times: full `validate --no-cache` (cold: the episode cache neither read nor
+written); `validate --changed` with one episode; doctor + shelf-spec back to back. Wall and CPU
+time (user + sys, children included) are medians, the ratios medians of the per-pair ratios;
+peak RSS is the largest single process. Plus
 `memshelf-bot --version`. Prints Markdown tables and the load average; writes JSON.
 """
 
@@ -61,7 +62,8 @@ def main(argv: list[str] | None = None) -> int:
 
     rows = []
     loads = [load()]
-    warm([BOT, "validate", str(shelf_for(args.out, args.shapes[0], min(args.sizes), args.seed)), "--format", "json"])
+    warm([BOT, "validate", str(shelf_for(args.out, args.shapes[0], min(args.sizes), args.seed)), "--format", "json",
+          "--no-cache"])
     version = median(lambda: once([BOT, "--version"]), max(args.repeat, 5))
     for size in args.sizes:
         for shape in args.shapes:
@@ -72,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
                 return chain([[*doctor, str(s)], [*spec, str(s)]])
 
             full_runs, changed_runs, ref_runs = rounds(
-                [lambda s=shelf: once([BOT, "validate", str(s), "--format", "json"]),
+                [lambda s=shelf: once([BOT, "validate", str(s), "--format", "json", "--no-cache"]),
                  lambda s=shelf, c=changed: once([BOT, "validate", str(s), "--changed", c], cwd=str(s)),
                  refs], args.repeat)
             full, pr, ref = summary(full_runs), summary(changed_runs), summary(ref_runs)

@@ -8,7 +8,8 @@ spec. The work that makes it fast lives in this package, in two kinds:
   `secrets`, `markers`), the class codes every match shows (`classcodes`), a search over many
   lines at once (`lines`), all put together for one pattern in `patterns`;
 - a **quick form** computes exactly what the plain definition computes, the cheaper way: a
-  regular expression spelled so `re` skips to where a match can start (`wordstart`), the digest's
+  regular expression spelled so `re` skips to where a match can start (`wordstart`), or tried
+  only where one of its opening words occurs (`anchors`), the digest's
   grounding share read only as far as its verdict needs (`grounding`). Its answer is used as it
   is, so its property test must show it equal to the plain definition, not merely a superset.
 

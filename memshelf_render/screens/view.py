@@ -109,6 +109,12 @@ class EpisodeView:
 _last: tuple[Episode, EpisodeView] | None = None
 
 
+def viewed(text: str) -> EpisodeView | None:
+    """The view of the last episode viewed, when `text` is its text (lowercased there once)."""
+    last = _last
+    return last[1] if last is not None and last[0].text is text else None
+
+
 def of_episode(episode: Episode) -> EpisodeView:
     """The view of `episode`, shared by the checks that run on it one after another (the last
     episode's view is kept: the checks of one episode run together)."""

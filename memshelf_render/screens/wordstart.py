@@ -3,7 +3,8 @@ it, spelled so that `re` can skip to the places a match can start.
 
 A pattern that begins with `\\b` or a look-behind makes `re` try a match at every position of the
 text; one that begins with a literal character, or an alternation of them, it skips through in C
-to where that character occurs. So for a plain pattern that opens with `\\b` and a word (or an
+to where that character occurs. (A case-insensitive pattern that opens with literal words is
+tried only where they occur instead: `anchors`.) So for a plain pattern that opens with `\\b` and a word (or an
 alternation of words, grouped or not) the word-start test goes after the first letter instead:
 `x(?<!\\w.)rest` matches where `\\bxrest` does (the `.` is the x itself, never a line break); not
 for a case-insensitive alternation of words with several first letters, where `re` has no one
@@ -17,6 +18,7 @@ import re
 from collections.abc import Callable
 
 from . import switch
+from .anchors import Anchored, anchored
 
 Search = Callable[[str], "re.Match[str] | None"]
 
@@ -69,7 +71,10 @@ def _words_opening(source: str) -> tuple[list[str], bool, str] | None:
     return words, grouped, rest
 
 
-def _derive(plain: re.Pattern[str]) -> re.Pattern[str]:
+def _derive(plain: re.Pattern[str]) -> re.Pattern[str] | Anchored:
+    found = anchored(plain)
+    if found is not None:
+        return found
     opening = _words_opening(plain.pattern)
     if opening is None:
         return plain
@@ -82,12 +87,13 @@ def _derive(plain: re.Pattern[str]) -> re.Pattern[str]:
 
 # id(plain) -> (plain, its quick form): keyed by identity, as hashing a compiled pattern hashes its
 # whole code each time; `plain` is kept in the entry, so its id is never reused while it is there
-_QUICK: dict[int, tuple[re.Pattern[str], re.Pattern[str]]] = {}
+_QUICK: dict[int, tuple[re.Pattern[str], re.Pattern[str] | Anchored]] = {}
 _SEARCH: dict[int, tuple[re.Pattern[str], Search]] = {}
 
 
-def quick(plain: re.Pattern[str]) -> re.Pattern[str]:
-    """The quick form of `plain` (`plain` itself when it has none, and under `switch.maybe_only`)."""
+def quick(plain: re.Pattern[str]) -> re.Pattern[str] | Anchored:
+    """The quick form of `plain` (`plain` itself when it has none, and under `switch.maybe_only`):
+    for a case-insensitive pattern that opens with literal words, `anchors.Anchored`."""
     if switch.MAYBE_ONLY:
         return plain
     entry = _QUICK.get(id(plain))

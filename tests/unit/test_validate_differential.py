@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.shapes import SHAPES, build_shelf
 from memshelf_render.catalog import RULES
 from memshelf_render.findings import Severity
 from tests import refs
@@ -110,6 +111,52 @@ def doctor_codes(verdict: refs.Verdict) -> set[tuple[str, str, str]]:
 def line_of(root: Path, rel: str, prefix: str) -> int:
     lines = (root / rel).read_bytes().decode("utf-8", errors="replace").split("\n")
     return next(i for i, x in enumerate(lines, 1) if x.startswith(prefix))
+
+
+# --- the benchmark's shapes --------------------------------------------------------------------
+
+# One match of each kind of rule in the `many-policy` shape's pack (bench/shapes.py).
+PLANTED = ("Badge XYZ1234567Q at the door", "ticket TKT-123456 closed", "db-3.prod.internal answered",
+           "Operation\tKestrel resumes", "org_0123456789abcdef rotated", "osprey-key-0123456789abcdef01234567",
+           "mail to a.b@payroll.corp.example.com", "/srv/dmz/secrets/tls.key", "call +44 207 946 0958",
+           "card 4111 1111 1111 1111", "vm-lab-0042 drained", "SEC_TOK_abcdefghij0123456789")
+
+
+@pytest.fixture(scope="module")
+def shapes(ref_venv: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """A small rendered instance of every benchmark shape, and the `many-policy` one with one
+    match of each kind of its rules planted in an episode; both references and ours on each."""
+    base = tmp_path_factory.mktemp("shapes")
+    cases = {shape: build_shelf(base / shape, shape, 40, seed=7, derived=True) for shape in SHAPES}
+    planted = build_shelf(base / "planted", "many-policy", 40, seed=7, derived=True)
+    episode = sorted((planted / "docs" / "topics").glob("*.md"))[3]
+    with episode.open("a", encoding="utf-8") as fh:
+        fh.write("\n" + "\n".join(f"- {line}" for line in PLANTED) + "\n")
+    cases["planted"] = planted
+    roots = list(cases.values())
+    return dict(zip(cases, zip(refs.judge(roots), validate_many(roots), strict=True), strict=True))
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_bench_shape_is_valid_for_both(shapes: dict, shape: str) -> None:
+    """Every benchmark shape is a valid shelf for the references and for us (issue 22: measure
+    on valid shelves; `late-grounding` warns by design)."""
+    ref, ours = shapes[shape]
+    assert not ref.fails, ref.summary()
+    assert "crash" not in ours, ours["crash"]
+    assert ours["verdict"] == "valid" and ours["counts"]["error"] == 0, ours["findings"]
+
+
+def test_many_policy_rules_match_as_the_reference_matches(shapes: dict) -> None:
+    """The eighty-rule pack: the planted lines match the same rules for us and for doctor (a line
+    may match two rules), at least one each."""
+    ref, ours = shapes["planted"]
+    at_rest = [f for f in ref.doctor_errors if f["code"] == "policy-pattern-at-rest"]
+    assert len(at_rest) == 1, ref.summary()
+    kinds = set(re.findall(r"([a-z0-9-]+)×1", at_rest[0]["detail"]))
+    ours_kinds = {re.search(r"policy rule '([^']+)'", f["message"]).group(1)
+                  for f in found(ours, "policy-pattern-match")}
+    assert len(kinds) >= len(PLANTED) and ours_kinds == kinds, (kinds, ours_kinds)
 
 
 # --- clean shelves -----------------------------------------------------------------------------
