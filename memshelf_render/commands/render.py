@@ -85,7 +85,7 @@ def _render(args: argparse.Namespace, chart: ChartJob) -> int:
         rows.cancel()
         report_config(problems)
         return 2
-    result = render_shelf(shelf, check=args.check, badge=args.badge, chart=chart, rows=rows)
+    result = render_shelf(shelf, check=args.check, badge=args.badge, chart=chart, rows=rows, cache=cache)
     pack = policy(shelf)
     if args.format == "json":
         print(json_document(result.as_dict(), pack))

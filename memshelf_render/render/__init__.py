@@ -43,6 +43,7 @@ from .index import Book, docs_book, footer, index_categories, index_text, subind
 from .ledger import ledger_bytes
 from .links import Links
 from .meta import meta_bytes, meta_entries
+from .pieces import Pieces
 
 
 @dataclass
@@ -117,14 +118,15 @@ def utf8(text: str) -> bytes:
 
 
 def _index_files(shelf: Shelf, book: Book, meta: dict, splits: dict, foot: str,
-                 guard: CellGuard) -> dict[str, bytes | None]:
+                 guard: CellGuard, pieces: Pieces) -> dict[str, bytes | None]:
     """The book's INDEX, then its SUBINDEX files (empty when a human keeps the docs INDEX). Its
     config and every name it takes pass `guard` first."""
     if not book.archived and not index_is_derived(shelf):
         return {}
     cfg = guard.config(book.cfg, CONFIG_PATH if book.archived else DOCSHELF)
-    categories = index_categories(shelf, archived=book.archived, meta=meta, splits=splits, guard=guard)
     links = Links(cfg, book.rel(posixpath.dirname(book.index_path)))
+    categories = index_categories(shelf, archived=book.archived, meta=meta, splits=splits, guard=guard,
+                                  links=links, pieces=pieces)
     text = index_text(cfg, categories, links, default_preamble=book.default_preamble, footer_line=foot)
     files: dict[str, bytes | None] = {book.index_path: utf8(text)}
     split_entries = {e.source[:-3]: e for entries in categories.values() for e in entries if e.sections}
@@ -160,21 +162,24 @@ def _badge(shelf: Shelf, records: list[Record], index_text: str) -> dict[str, by
 
 def plan(shelf: Shelf, records: list[Record], *, badge: bool | None = None,
          chart: ChartJob | None = None, draw_chart: bool = True,
-         guard: CellGuard | None = None) -> tuple[dict[str, bytes | None], list[str]]:
+         guard: CellGuard | None = None, pieces: Pieces | None = None) -> tuple[dict[str, bytes | None], list[str]]:
     """Every derived path's desired bytes (None = must be absent), in render order, and warnings.
 
     INDEX comes first so the chart (which counts INDEX tokens) is drawing while the rest renders.
     `draw_chart=False` leaves stats.svg out, for callers that only read the text files. `guard`
     (by default one with the shelf's POLICY.patterns) masks every episode text on its way in.
+    `pieces`: each row's rendered pieces, from the cache when it holds them (by default all
+    computed here); saved while the chart is drawn.
     """
     guard = CellGuard.for_shelf(shelf) if guard is None else guard
+    pieces = Pieces() if pieces is None else pieces
     warnings: list[str] = []
     if shelf.docshelf_problem:
         warnings.append(f"{DOCSHELF}: {shelf.docshelf_problem}; INDEX.md rendered with the default settings")
     splits = split_documents(shelf)
     foot = footer(shelf.generated_by, guard.name(shelf.docs_root, MANIFEST, "docs_root"))
-    docs_meta = meta_entries(records, archived=False, guard=guard)
-    docs_index = _index_files(shelf, docs_book(shelf), docs_meta, splits, foot, guard)
+    docs_meta = meta_entries(records, archived=False, guard=guard, pieces=pieces)
+    docs_index = _index_files(shelf, docs_book(shelf), docs_meta, splits, foot, guard, pieces)
     index_str = _index_str(shelf, docs_index)
     drawing: Callable[[], bytes] | None = None
     if draw_chart:
@@ -183,18 +188,19 @@ def plan(shelf: Shelf, records: list[Record], *, badge: bool | None = None,
         except ImportError as exc:
             drawing = _unavailable(exc)
 
-    files: dict[str, bytes | None] = {normalize(shelf.ledger_path): ledger_bytes(records, guard)}
+    files: dict[str, bytes | None] = {normalize(shelf.ledger_path): ledger_bytes(records, guard, pieces)}
     files.update(_meta_files(shelf, docs_meta, archived=False))
     files.update(docs_index)
     if on_disk(shelf.root, shelf.archive_docs_root).kind == "directory":
         archive, problem = archive_book(shelf)
         if problem:
             warnings.append(f"{CONFIG_PATH}: {problem}; {ARCHIVE_INDEX} rendered with the default settings")
-        archive_meta = meta_entries(records, archived=True, guard=guard)
+        archive_meta = meta_entries(records, archived=True, guard=guard, pieces=pieces)
         files.update(_meta_files(shelf, archive_meta, archived=True))
-        files.update(_index_files(shelf, archive, archive_meta, splits, foot, guard))
+        files.update(_index_files(shelf, archive, archive_meta, splits, foot, guard, pieces))
     elif on_disk(shelf.root, ARCHIVE_INDEX).exists:
         files[ARCHIVE_INDEX] = None
+    pieces.save()
 
     if drawing is not None:
         try:
@@ -249,7 +255,8 @@ def render_shelf(shelf: Shelf, *, check: bool = False, badge: bool | None = None
         records, skipped = (rows or gather_rows(shelf, job, cache)).result()
         job.resume()
         guard = CellGuard.for_shelf(shelf)
-        files, warnings = plan(shelf, records, badge=badge, chart=job, guard=guard)
+        files, warnings = plan(shelf, records, badge=badge, chart=job, guard=guard,
+                               pieces=Pieces.for_shelf(shelf, cache))
     finally:
         if own:
             job.close()

@@ -13,25 +13,33 @@ import json
 from ..records import Record
 from ..text import clamp_description
 from .cells import CellGuard
+from .pieces import Pieces
 
 Entry = dict[str, str]
 
 
-def meta_entries(records: list[Record], *, archived: bool,
-                 guard: CellGuard | None = None) -> dict[str, dict[str, Entry]]:
+def meta_piece(rec: Record, guard: CellGuard) -> tuple[str, str, str]:
+    """The episode's entry as (file name, title, description), each passed through `guard`."""
+    title = guard.instruction_free(rec.display_title, rec.path, "display_title")
+    title = guard.shown_text(title, rec.path, "display_title") if title else guard.cell(rec.id, rec.path, "id")
+    description = guard.instruction_free(rec.description, rec.path, "description")
+    description = clamp_description(guard.shown_text(description, rec.path, "description"))
+    return guard.cell(rec.filename, rec.path, "its file name"), title, description
+
+
+def meta_entries(records: list[Record], *, archived: bool, guard: CellGuard | None = None,
+                 pieces: Pieces | None = None) -> dict[str, dict[str, Entry]]:
     """Category -> {file name: {"title", "description"}} for the docs (or the archive)."""
     guard = CellGuard() if guard is None else guard
+    pieces = Pieces() if pieces is None else pieces
     out: dict[str, dict[str, Entry]] = {}
     for rec in records:
         if rec.archived != archived or not (rec.display_title or rec.description):
             continue
-        title = guard.instruction_free(rec.display_title, rec.path, "display_title")
-        title = guard.shown_text(title, rec.path, "display_title") if title else guard.cell(rec.id, rec.path, "id")
-        description = guard.instruction_free(rec.description, rec.path, "description")
-        out.setdefault(rec.category, {})[guard.cell(rec.filename, rec.path, "its file name")] = {
-            "title": title,
-            "description": clamp_description(guard.shown_text(description, rec.path, "description")),
-        }
+        name, title, description = pieces.of(
+            guard, rec.path, ("meta", rec.display_title, rec.description, rec.id, rec.filename), 3,
+            lambda g, rec=rec: meta_piece(rec, g))
+        out.setdefault(rec.category, {})[name] = {"title": title, "description": description}
     return out
 
 
