@@ -228,9 +228,10 @@ class Store:
         trusts an unchanged stat) and it decodes."""
         out: list[Result] = []
         entries, settled = self.entries, self.settled
+        root = os.fspath(shelf.root)
         for ref in refs:
             entry = entries.get(ref.path)
-            sig = _signature(shelf, ref)
+            sig = _signature(root, ref)
             if entry is not None and sig is not None and entry[2] == sig:
                 value = decode(entry[1])
                 if value is not None:
@@ -305,14 +306,14 @@ class Table:
         self.cache.write(self.path, _encode_file(self.entries, self.header))
 
 
-def _signature(shelf: Shelf, ref: EpisodeRef) -> Signature | None:
-    """(size, mtime, ctime, inode, device) of a regular file with a UTF-8 name, else None.
-    ctime cannot be set back by a user, so a content change kept at the same size and mtime
-    still shows."""
+def _signature(root: str, ref: EpisodeRef) -> Signature | None:
+    """(size, mtime, ctime, inode, device) of a regular file with a UTF-8 name under the shelf
+    at `root`, else None. ctime cannot be set back by a user, so a content change kept at the
+    same size and mtime still shows."""
     if paths.undecodable(ref.path):
         return None
     try:
-        st = os.lstat(os.path.join(shelf.root, ref.path))
+        st = os.lstat(f"{root}/{ref.path}")
     except OSError:
         return None
     if not stat.S_ISREG(st.st_mode):
@@ -367,9 +368,12 @@ def _per_path(entries: dict) -> bool:
         if type(key) is not str or type(entry) is not tuple or len(entry) != 3 or type(entry[0]) is not bytes:
             return False
         sig = entry[2]
-        if sig is not None and (type(sig) is not tuple or len(sig) != 5 or any(type(v) is not int for v in sig)):
+        if sig is not None and (type(sig) is not tuple or tuple(map(type, sig)) != _SIGNATURE):
             return False
     return True
+
+
+_SIGNATURE = (int,) * 5
 
 
 def _by_digest(entries: dict) -> bool:

@@ -40,9 +40,9 @@ from .archive import CONFIG_PATH, archive_book
 from .cells import CellGuard
 from .disk import on_disk, sync
 from .index import Book, docs_book, footer, index_categories, index_text, subindex_text
-from .ledger import ledger_bytes
+from .ledger import ledger_bytes, ledger_row
 from .links import Links
-from .meta import meta_bytes, meta_entries
+from .meta import has_meta, meta_bytes, meta_entries, meta_piece
 from .pieces import Pieces
 
 
@@ -97,6 +97,8 @@ def _record_warnings(records: list[Record]) -> list[str]:
             out.append(f"{rec.path}: no YYYY-MM-DD `date` and the id has no date prefix; its ledger date is empty")
         elif rec.date != rec.given_date:
             out.append(f"{rec.path}: no YYYY-MM-DD `date`; the ledger date is taken from the id ({rec.date})")
+        if len(rec.description) <= MAX_DESCRIPTION_CHARS:  # flattening never lengthens a text
+            continue
         length = len(flatten(rec.description))
         if length > MAX_DESCRIPTION_CHARS:
             out.append(f"{rec.path}: description is {length} characters; clamped to {MAX_DESCRIPTION_CHARS} "
@@ -117,7 +119,7 @@ def utf8(text: str) -> bytes:
     return text.encode("utf-8", "backslashreplace")
 
 
-def _index_files(shelf: Shelf, book: Book, meta: dict, splits: dict, foot: str,
+def _index_files(shelf: Shelf, book: Book, meta: tuple[dict, dict], splits: dict, foot: str,
                  guard: CellGuard, pieces: Pieces) -> dict[str, bytes | None]:
     """The book's INDEX, then its SUBINDEX files (empty when a human keeps the docs INDEX). Its
     config and every name it takes pass `guard` first."""
@@ -125,8 +127,8 @@ def _index_files(shelf: Shelf, book: Book, meta: dict, splits: dict, foot: str,
         return {}
     cfg = guard.config(book.cfg, CONFIG_PATH if book.archived else DOCSHELF)
     links = Links(cfg, book.rel(posixpath.dirname(book.index_path)))
-    categories = index_categories(shelf, archived=book.archived, meta=meta, splits=splits, guard=guard,
-                                  links=links, pieces=pieces)
+    categories = index_categories(shelf, archived=book.archived, meta=meta[0], made=meta[1], splits=splits,
+                                  guard=guard, links=links, pieces=pieces)
     text = index_text(cfg, categories, links, default_preamble=book.default_preamble, footer_line=foot)
     files: dict[str, bytes | None] = {book.index_path: utf8(text)}
     split_entries = {e.source[:-3]: e for entries in categories.values() for e in entries if e.sections}
@@ -138,6 +140,20 @@ def _index_files(shelf: Shelf, book: Book, meta: dict, splits: dict, foot: str,
 
 def _meta_files(shelf: Shelf, meta: dict, *, archived: bool) -> dict[str, bytes | None]:
     return {path: meta_bytes(meta.get(path.rsplit("/", 2)[-2])) for path in meta_paths(shelf, archived=archived)}
+
+
+def _row_piece(rec: Record, guard: CellGuard) -> tuple[str, str, str, str]:
+    """What a row shows: its .meta.json entry (file name, title, description; empty when it has
+    none), then its ledger line."""
+    entry = meta_piece(rec, guard) if has_meta(rec) else ("", "", "")
+    return (*entry, ledger_row(rec, guard))
+
+
+def _row_pieces(records: list[Record], guard: CellGuard, pieces: Pieces) -> list[tuple[str, ...]]:
+    """Each row's `_row_piece`, one piece of the row's values it reads."""
+    return [pieces.of(guard, r.path, ("row", r.date, r.id, r.mode, r.approx_tokens, r.digest_tokens, r.notes,
+                                      r.display_title, r.description, r.filename), 4,
+                      lambda g, r=r: _row_piece(r, g)) for r in records]
 
 
 def _chart(records: list[Record], index_text: str, shelf: Shelf, job: ChartJob) -> Callable[[], bytes]:
@@ -178,7 +194,9 @@ def plan(shelf: Shelf, records: list[Record], *, badge: bool | None = None,
         warnings.append(f"{DOCSHELF}: {shelf.docshelf_problem}; INDEX.md rendered with the default settings")
     splits = split_documents(shelf)
     foot = footer(shelf.generated_by, guard.name(shelf.docs_root, MANIFEST, "docs_root"))
-    docs_meta = meta_entries(records, archived=False, guard=guard, pieces=pieces)
+    shown = _row_pieces(records, guard, pieces)
+    entries = [piece[:3] for piece in shown]
+    docs_meta = meta_entries(records, entries, archived=False)
     docs_index = _index_files(shelf, docs_book(shelf), docs_meta, splits, foot, guard, pieces)
     index_str = _index_str(shelf, docs_index)
     drawing: Callable[[], bytes] | None = None
@@ -188,15 +206,15 @@ def plan(shelf: Shelf, records: list[Record], *, badge: bool | None = None,
         except ImportError as exc:
             drawing = _unavailable(exc)
 
-    files: dict[str, bytes | None] = {normalize(shelf.ledger_path): ledger_bytes(records, guard, pieces)}
-    files.update(_meta_files(shelf, docs_meta, archived=False))
+    files: dict[str, bytes | None] = {normalize(shelf.ledger_path): ledger_bytes([piece[3] for piece in shown])}
+    files.update(_meta_files(shelf, docs_meta[0], archived=False))
     files.update(docs_index)
     if on_disk(shelf.root, shelf.archive_docs_root).kind == "directory":
         archive, problem = archive_book(shelf)
         if problem:
             warnings.append(f"{CONFIG_PATH}: {problem}; {ARCHIVE_INDEX} rendered with the default settings")
-        archive_meta = meta_entries(records, archived=True, guard=guard, pieces=pieces)
-        files.update(_meta_files(shelf, archive_meta, archived=True))
+        archive_meta = meta_entries(records, entries, archived=True)
+        files.update(_meta_files(shelf, archive_meta[0], archived=True))
         files.update(_index_files(shelf, archive, archive_meta, splits, foot, guard, pieces))
     elif on_disk(shelf.root, ARCHIVE_INDEX).exists:
         files[ARCHIVE_INDEX] = None

@@ -231,13 +231,18 @@ def _names(source: str, path: str, guard: CellGuard) -> tuple[str, str]:
     return name, f"{guard.name(folder, path, 'its directory')}/{name}" if folder else name
 
 
-def _titled(name: str, shown: str, category: str, meta: dict[str, str] | None, links: Links, path: str,
-            guard: CellGuard) -> tuple[str, str, str, str]:
-    """(title, description, category name, INDEX line) of the document named `name` at `shown`
-    as INDEX shows them."""
+def _indexed(source: str, category: str, meta: dict[str, str] | None, links: Links, path: str,
+             guard: CellGuard) -> tuple[str, str, str, str, str, str]:
+    """(file name, path, title, description, category name, INDEX line) of the document at
+    `source`, with the .meta.json entry `meta`, as INDEX shows them."""
+    name, shown = _names(source, path, guard)
     title, description = entry_title(name[:-3], meta, guard, path)
     category = guard.name(category, path, "its category's name")
-    return title, description, category, _plain_entry(Entry(shown, "", title, description, 0), links)
+    return name, shown, title, description, category, _plain_entry(Entry(shown, "", title, description, 0), links)
+
+
+def _given(meta: dict[str, str] | None) -> tuple[str, str] | None:
+    return None if meta is None else (meta.get("title", ""), meta.get("description", ""))
 
 
 def index_categories(
@@ -245,6 +250,7 @@ def index_categories(
     *,
     archived: bool,
     meta: dict[str, dict[str, dict[str, str]]],
+    made: dict[str, dict[str, str]],
     splits: dict[str, tuple[SectionFile, ...]],
     guard: CellGuard,
     links: Links,
@@ -252,9 +258,13 @@ def index_categories(
 ) -> dict[str, list[Entry]]:
     """Category name as INDEX may show it -> its entries (docs, or the archive sub-shelf), paths
     relative to the rendered root. Every discovered `*.md` is listed, also those the ledger
-    skipped. Each path, file name, chapter name and category name INDEX takes passes `guard`;
-    a document's names, title and line (`links`: based in the rendered root) are pieces
-    (`pieces`) of what they are made of."""
+    skipped. Each path, file name, chapter name and category name INDEX takes passes `guard`.
+
+    A document's names, title and line (`links`: based in the rendered root) are one piece
+    (`pieces`) of its path, category and .meta.json entry. The entry is the one of its file
+    name in `meta`: that is the one made from its own row (`made`) unless another file's name
+    masks to the same text, which the piece itself shows (its masked name); then the piece is
+    made again with the entry found."""
     pieces = Pieces() if pieces is None else pieces
     layout = shelf.layout
     prefix = f"{ARCHIVE_DIR}/" if archived else ""
@@ -265,14 +275,18 @@ def index_categories(
         if ref.archived != archived:
             continue
         source = ref.path[len(prefix):]
-        name, path = pieces.of(guard, ref.path, ("index-names", source), 2,
-                               lambda g, source=source, at=ref.path: _names(source, at, g))
-        entry = meta.get(ref.category, {}).get(encodable(name))
-        given = None if entry is None else (entry.get("title", ""), entry.get("description", ""))
-        title, description, category, line = pieces.of(
-            guard, ref.path, ("index-entry", name, path, ref.category, given, links.key), 4,
-            lambda g, name=name, path=path, category=ref.category, entry=entry, at=ref.path:
-                _titled(name, path, category, entry, links, at, g))
+        own = made.get(ref.path)
+        shelved = meta.get(ref.category, {})
+        piece = pieces.guessed(
+            guard, ref.path, ("index", source, ref.category, _given(own), links.key), 6,
+            lambda g, source=source, ref=ref, own=own: _indexed(source, ref.category, own, links, ref.path, g),
+            accept=lambda value, shelved=shelved, own=own: shelved.get(encodable(value[0])) is own)
+        if piece is None:  # the entry of its masked name is another file's
+            entry = shelved.get(encodable(_names(source, ref.path, guard.scratch())[0]))
+            piece = pieces.of(guard, ref.path, ("index", source, ref.category, _given(entry), links.key), 6,
+                              lambda g, source=source, ref=ref, entry=entry:
+                                  _indexed(source, ref.category, entry, links, ref.path, g))
+        _, path, title, description, category, line = piece
         sections = tuple(SectionFile(guard.name(s.name, ref.path, "a chapter's file name"), s.size)
                          for s in splits.get(ref.path[:-3], ()))
         size = _size(shelf, ref.path) if sections else 0  # only split documents show their size

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from ..records import Record
 from .cells import CellGuard
-from .pieces import Pieces
 
 HEADER = ("date", "episode_id", "mode", "approx_tokens_in", "digest_tokens", "notes")
 
@@ -22,13 +21,7 @@ def ledger_row(rec: Record, guard: CellGuard) -> str:
                       str(rec.approx_tokens), str(rec.digest_tokens), guard.ledger_cell(rec.notes, path, "notes")))
 
 
-def ledger_bytes(records: list[Record], guard: CellGuard | None = None, pieces: Pieces | None = None) -> bytes:
-    """The whole file: header, then the rows in the order given (collect() sorts them); each row
-    a piece (`pieces`) of the values it shows."""
-    guard = CellGuard() if guard is None else guard
-    pieces = Pieces() if pieces is None else pieces
-    lines = ["\t".join(HEADER)]
-    for r in records:
-        lines.append(pieces.of(guard, r.path, ("ledger", r.date, r.id, r.mode, r.approx_tokens, r.digest_tokens,
-                                                r.notes), 1, lambda g, r=r: (ledger_row(r, g),))[0])
-    return ("\n".join(lines) + "\n").encode("utf-8")
+def ledger_bytes(lines: list[str]) -> bytes:
+    """The whole file: header, then the rows' lines (`ledger_row`) in the order given (collect()
+    sorts the rows)."""
+    return ("\n".join(["\t".join(HEADER), *lines]) + "\n").encode("utf-8")

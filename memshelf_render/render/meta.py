@@ -13,7 +13,6 @@ import json
 from ..records import Record
 from ..text import clamp_description
 from .cells import CellGuard
-from .pieces import Pieces
 
 Entry = dict[str, str]
 
@@ -27,20 +26,23 @@ def meta_piece(rec: Record, guard: CellGuard) -> tuple[str, str, str]:
     return guard.cell(rec.filename, rec.path, "its file name"), title, description
 
 
-def meta_entries(records: list[Record], *, archived: bool, guard: CellGuard | None = None,
-                 pieces: Pieces | None = None) -> dict[str, dict[str, Entry]]:
-    """Category -> {file name: {"title", "description"}} for the docs (or the archive)."""
-    guard = CellGuard() if guard is None else guard
-    pieces = Pieces() if pieces is None else pieces
+def has_meta(rec: Record) -> bool:
+    """Whether the episode has an entry (a display_title or a description)."""
+    return bool(rec.display_title or rec.description)
+
+
+def meta_entries(records: list[Record], shown: list[tuple[str, str, str]], *,
+                 archived: bool) -> tuple[dict[str, dict[str, Entry]], dict[str, Entry]]:
+    """Category -> {file name: {"title", "description"}} for the docs (or the archive), from
+    each row's `meta_piece` (`shown`, in the order of `records`; unused for a row without an
+    entry); and path -> the entry made from that episode's row."""
     out: dict[str, dict[str, Entry]] = {}
-    for rec in records:
-        if rec.archived != archived or not (rec.display_title or rec.description):
+    made: dict[str, Entry] = {}
+    for rec, (name, title, description) in zip(records, shown, strict=True):
+        if rec.archived != archived or not has_meta(rec):
             continue
-        name, title, description = pieces.of(
-            guard, rec.path, ("meta", rec.display_title, rec.description, rec.id, rec.filename), 3,
-            lambda g, rec=rec: meta_piece(rec, g))
-        out.setdefault(rec.category, {})[name] = {"title": title, "description": description}
-    return out
+        out.setdefault(rec.category, {})[name] = made[rec.path] = {"title": title, "description": description}
+    return out, made
 
 
 def meta_bytes(entries: dict[str, Entry] | None) -> bytes | None:

@@ -9,8 +9,8 @@ and of the rules' inputs, so its result is kept under a digest of those values.
 How it stays the definition: a piece is computed by the renderer's own function (`compute`),
 with a scratch `CellGuard` (the run's pack, notes of its own); the run's guard then takes the
 piece's notes, in the order the renderers ask for the pieces, which is the order a plain run
-makes them. A cached piece is taken only when its key (`cache.key_of` over the piece's name and
-every value `compute` reads) is in the table (whose own file name covers the tool's code and
+makes them. A cached piece is taken only when its key (16 bytes of blake2b over the piece's name
+and every value `compute` reads) is in the table (whose own file name covers the tool's code and
 the rules' inputs: POLICY.patterns, the settings, `.docshelf.json`) and its value has the
 piece's shape; anything else is computed. A piece holds what the guard let through — masked
 text — and the names of what it changed; its key is a digest, so no episode's own value is
@@ -42,18 +42,35 @@ class Pieces:
            compute: Callable[[CellGuard], tuple[str, ...]]) -> tuple[str, ...]:
         """The piece `compute(guard)` for the episode at `path`: `size` strings. `inputs` starts
         with the piece's name and holds every value `compute` reads."""
+        value = self.guessed(guard, path, inputs, size, compute, lambda _value: True)
+        assert value is not None  # accepted
+        return value
+
+    def guessed(self, guard: CellGuard, path: str, inputs: tuple, size: int,
+                compute: Callable[[CellGuard], tuple[str, ...]],
+                accept: Callable[[tuple[str, ...]], bool]) -> tuple[str, ...] | None:
+        """As `of`, for a caller that guessed one of the inputs and checks the guess against
+        what the piece holds: a piece `accept` refuses (kept or computed) is None, and its
+        notes are not taken."""
         table = self.table
         key = None
         if table is not None:
-            key = key_of(inputs)
+            # marshal's version 2 has no back-references: equal inputs give equal bytes, whichever
+            # objects hold them
+            key = blake2b(marshal.dumps(inputs, 2), digest_size=16).digest()
             kept = table.get(key)
             # kept: the piece's strings, then its notes (strings too); anything else is a miss
             if kept is not None and len(kept) >= size and set(map(type, kept)) == _STR:
+                value = kept[:size]
+                if not accept(value):
+                    return None
                 if len(kept) > size:
                     guard.take(path, kept[size:])
-                return kept[:size]
+                return value
         scratch = guard.scratch()
         value = compute(scratch)
+        if not accept(value):
+            return None
         notes = scratch.neutralised.pop(path, [])
         for other, more in scratch.neutralised.items():  # never expected: such a piece is not kept
             guard.take(other, more)
@@ -69,10 +86,3 @@ class Pieces:
 
 
 _STR = {str}
-
-
-def key_of(inputs: tuple) -> bytes:
-    """A piece's key: 16 bytes of blake2b over `inputs` (str, int, bool, None and tuples of
-    them) in marshal's version 2, which has no back-references, so equal inputs give equal
-    bytes whichever objects hold them."""
-    return blake2b(marshal.dumps(inputs, 2), digest_size=16).digest()

@@ -267,3 +267,25 @@ def test_a_forged_piece_of_the_wrong_shape_is_computed_again(shelf_root, tmp_pat
     pieces.write_bytes(cache_mod._encode_file(forged, header))
     cache = EpisodeCache(directory)
     assert _answer(shelf_root, cache) == expected and cache.warning is None
+
+
+@pytest.mark.parametrize("titled_first", [True, False])
+def test_names_that_mask_alike_take_the_entry_a_plain_render_takes(tmp_path, titled_first):
+    """Two files whose names mask to the same text: .meta.json keeps one entry under that name,
+    and INDEX shows it for both. An INDEX piece is kept under its own row's entry, so the other
+    file's piece is made again with the entry found; the bytes are the uncached ones, cold,
+    warm and after the titled one changes."""
+    one, two = "ghp_" + "A1b" * 12, "ghp_" + "C2d" * 12
+    stems = (one, two) if titled_first else (two, one)
+    untitled = TOPIC.replace("2026-01-05-cache-policy", stems[1]).replace(
+        'display_title: "Cache policy"\n', "").replace('description: "Edge cache eviction settled on TTL"\n', "")
+    root = make_shelf(tmp_path / "s", {f"docs/topics/{stems[0]}.md": TOPIC.replace("2026-01-05-cache-policy", stems[0]),
+                                       f"docs/topics/{stems[1]}.md": untitled})
+    directory = tmp_path / "c"
+    titled = root / f"docs/topics/{stems[0]}.md"
+    for title in ("Cache policy", "Cache policy", "Cache rules"):
+        titled.write_text(titled.read_text(encoding="utf-8").replace("Cache policy", title), encoding="utf-8")
+        cached = render_shelf(load_shelf(root)[0], check=True, cache=EpisodeCache(directory))
+        plain = render_shelf(load_shelf(root)[0], check=True)
+        assert (cached.files, cached.neutralised) == (plain.files, plain.neutralised)
+        assert (plain.files["INDEX.md"] or b"").count(title.encode()) == 2
