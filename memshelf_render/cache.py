@@ -57,11 +57,12 @@ Result = tuple[Any, "bytes | None", bool, "Signature | None"]  # value, blob id,
 
 
 class Kind(Enum):
-    """What an entry holds: a render's row (`records._rows_of`) or validate's per-episode
-    findings and summary."""
+    """What an entry holds: a render's row (`records._rows_of`), validate's per-episode
+    findings and summary, or a rendered piece of a derived file (`render.pieces`)."""
 
     ROWS = "rows"
     CHECKS = "checks"
+    PIECES = "pieces"
 
 
 def cache_dir(environ: Mapping[str, str] = os.environ) -> Path | None:
@@ -138,6 +139,65 @@ class EpisodeCache:
     def store(self, shelf: Shelf, kind: Kind) -> Store:
         return Store(self, shelf, kind)
 
+    def table(self, shelf: Shelf, kind: Kind) -> Table:
+        return Table(self, shelf, kind)
+
+    def place(self, shelf: Shelf, kind: Kind) -> tuple[tuple, Path | None]:
+        """The header a file of (kind, the shelf's inputs) carries, and its path."""
+        import hashlib
+
+        header = (CACHE_FORMAT, __version__, kind.value, inputs_digest(shelf))
+        name = hashlib.sha256("\0".join(map(str, header)).encode()).hexdigest()[:40]
+        return header, None if self.directory is None else self.directory / f"{kind.value}-{_VERSION}-{name}{SUFFIX}"
+
+    def load(self, path: Path | None, header: tuple) -> dict | None:
+        """The entries of the file at `path` when it is whole and was written for `header`; None
+        when there is none (or it does not check out: then with a warning)."""
+        if path is None:
+            return None
+        try:
+            with open(path, "rb") as fh:
+                raw = fh.read()
+        except FileNotFoundError:
+            return None
+        except NotADirectoryError:
+            self.warn(f"{self.directory} is not a directory")
+            return None
+        except OSError as exc:
+            self.warn(f"cannot read {path}: {exc.strerror}")
+            return None
+        entries = _decode_file(raw, header)
+        if entries is None:
+            self.warn(f"{path} is not a whole cache file of this version")
+            return None
+        with contextlib.suppress(OSError):
+            os.utime(path)  # recently used: evicted last
+        return entries
+
+    def write(self, path: Path, data: bytes) -> None:
+        """Put `data` at `path` whole (a temporary file moved over it), then bound the directory."""
+        import tempfile
+
+        directory = self.directory
+        assert directory is not None
+        tmp = None
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=SUFFIX, dir=directory)
+            os.fchmod(fd, 0o644)  # the Action writes as the container's root; the runner saves it
+            with open(fd, "wb") as fh:
+                fh.write(data)
+            os.replace(tmp, path)
+            tmp = None
+        except OSError as exc:
+            self.warn(f"cannot write to {directory}: {exc.strerror or exc}")
+            return
+        finally:
+            if tmp is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+        _evict(directory, keep=path)
+
 
 class Store:
     """The entries of one (kind, inputs): read once at construction; `save` writes
@@ -145,37 +205,19 @@ class Store:
 
     def __init__(self, cache: EpisodeCache, shelf: Shelf, kind: Kind) -> None:
         self.cache, self.kind = cache, kind
-        import hashlib
-
-        self.inputs = inputs_digest(shelf)
-        self.header = (CACHE_FORMAT, __version__, kind.value, self.inputs)
-        name = hashlib.sha256("\0".join(map(str, self.header)).encode()).hexdigest()[:40]
-        self.path = None if cache.directory is None else cache.directory / f"{kind.value}-{_VERSION}-{name}{SUFFIX}"
+        self.header, self.path = cache.place(shelf, kind)
         # a file last modified SETTLE_NS before this run began cannot change unseen within the
         # same mtime: its stat signature may stand for its content next time (git's "racy" rule)
         self.settled = time.time_ns() - SETTLE_NS
         self.entries: dict[str, Entry] = self._load()
 
     def _load(self) -> dict[str, Entry]:
-        if self.path is None:
-            return {}
-        try:
-            with open(self.path, "rb") as fh:
-                raw = fh.read()
-        except FileNotFoundError:
-            return {}
-        except NotADirectoryError:
-            self.cache.warn(f"{self.cache.directory} is not a directory")
-            return {}
-        except OSError as exc:
-            self.cache.warn(f"cannot read {self.path}: {exc.strerror}")
-            return {}
-        entries = _decode_file(raw, self.header)
+        entries = self.cache.load(self.path, self.header)
         if entries is None:
+            return {}
+        if not _per_path(entries):
             self.cache.warn(f"{self.path} is not a whole cache file of this version")
             return {}
-        with contextlib.suppress(OSError):
-            os.utime(self.path)  # recently used: evicted last
         return entries
 
     def through(self, shelf: Shelf, refs: Sequence[EpisodeRef], work: Callable[[EpisodeRef, Read | None], V],
@@ -186,9 +228,10 @@ class Store:
         trusts an unchanged stat) and it decodes."""
         out: list[Result] = []
         entries, settled = self.entries, self.settled
+        root = os.fspath(shelf.root)
         for ref in refs:
             entry = entries.get(ref.path)
-            sig = _signature(shelf, ref)
+            sig = _signature(root, ref)
             if entry is not None and sig is not None and entry[2] == sig:
                 value = decode(entry[1])
                 if value is not None:
@@ -225,40 +268,52 @@ class Store:
         if not fresh and len(entries) == len(self.entries):
             return
         self.entries = entries
-        self._write(_encode_file(entries, self.header))
+        self.cache.write(self.path, _encode_file(entries, self.header))
 
-    def _write(self, data: bytes) -> None:
-        import tempfile
 
-        directory = self.cache.directory
-        assert directory is not None and self.path is not None
-        tmp = None
-        try:
-            directory.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=SUFFIX, dir=directory)
-            os.fchmod(fd, 0o644)  # the Action writes as the container's root; the runner saves it
-            with open(fd, "wb") as fh:
-                fh.write(data)
-            os.replace(tmp, self.path)
-            tmp = None
-        except OSError as exc:
-            self.cache.warn(f"cannot write to {directory}: {exc.strerror or exc}")
+class Table:
+    """Content-addressed values of one (kind, inputs): each key is a digest of everything its
+    value is computed from, so an entry is right for any file or shelf that asks it.
+    Read once at construction; `save` keeps what this run used or added (so the file follows the
+    shelf and does not grow with its history), and rewrites the file only when that changed."""
+
+    def __init__(self, cache: EpisodeCache, shelf: Shelf, kind: Kind) -> None:
+        self.cache = cache
+        self.header, self.path = cache.place(shelf, kind)
+        entries = cache.load(self.path, self.header)
+        if entries is not None and not _by_digest(entries):
+            cache.warn(f"{self.path} is not a whole cache file of this version")
+            entries = None
+        self.entries: dict[bytes, Any] = entries or {}
+        self.used: dict[bytes, Any] = {}
+        self.fresh = False
+
+    def get(self, key: bytes) -> Any:
+        """The value kept under `key` (None when there is none); the caller checks its shape."""
+        value = self.entries.get(key)
+        if value is not None:
+            self.used[key] = value
+        return value
+
+    def put(self, key: bytes, value: Any) -> None:
+        self.used[key] = value
+        self.fresh = True
+
+    def save(self) -> None:
+        if self.path is None or not (self.fresh or len(self.used) != len(self.entries)):
             return
-        finally:
-            if tmp is not None:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
-        _evict(directory, keep=self.path)
+        self.entries, self.used, self.fresh = self.used, {}, False
+        self.cache.write(self.path, _encode_file(self.entries, self.header))
 
 
-def _signature(shelf: Shelf, ref: EpisodeRef) -> Signature | None:
-    """(size, mtime, ctime, inode, device) of a regular file with a UTF-8 name, else None.
-    ctime cannot be set back by a user, so a content change kept at the same size and mtime
-    still shows."""
+def _signature(root: str, ref: EpisodeRef) -> Signature | None:
+    """(size, mtime, ctime, inode, device) of a regular file with a UTF-8 name under the shelf
+    at `root`, else None. ctime cannot be set back by a user, so a content change kept at the
+    same size and mtime still shows."""
     if paths.undecodable(ref.path):
         return None
     try:
-        st = os.lstat(os.path.join(shelf.root, ref.path))
+        st = os.lstat(f"{root}/{ref.path}")
     except OSError:
         return None
     if not stat.S_ISREG(st.st_mode):
@@ -289,7 +344,7 @@ def _encode_file(entries: dict[str, Entry], header: tuple) -> bytes:
     return MAGIC + hashlib.sha256(payload).digest() + payload
 
 
-def _decode_file(raw: bytes, header: tuple) -> dict[str, Entry] | None:
+def _decode_file(raw: bytes, header: tuple) -> dict | None:
     """The entries, when the file is whole (its checksum holds) and was written for `header`."""
     import hashlib
 
@@ -304,13 +359,26 @@ def _decode_file(raw: bytes, header: tuple) -> dict[str, Entry] | None:
         return None
     if found != header or type(entries) is not dict:
         return None
+    return entries
+
+
+def _per_path(entries: dict) -> bool:
+    """A `Store`'s layout: path -> (blob id, value, stat signature or None)."""
     for key, entry in entries.items():
         if type(key) is not str or type(entry) is not tuple or len(entry) != 3 or type(entry[0]) is not bytes:
-            return None
+            return False
         sig = entry[2]
-        if sig is not None and (type(sig) is not tuple or len(sig) != 5 or any(type(v) is not int for v in sig)):
-            return None
-    return entries
+        if sig is not None and (type(sig) is not tuple or tuple(map(type, sig)) != _SIGNATURE):
+            return False
+    return True
+
+
+_SIGNATURE = (int,) * 5
+
+
+def _by_digest(entries: dict) -> bool:
+    """A `Table`'s layout: 16-byte key -> a tuple (its shape is checked where it is used)."""
+    return all(type(k) is bytes and len(k) == 16 and type(v) is tuple for k, v in entries.items())
 
 
 def _evict(directory: Path, keep: Path) -> None:

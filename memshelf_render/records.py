@@ -44,7 +44,7 @@ class Record:
 
 
 _FROM_FILE = ("id", "date", "mode", "approx_tokens", "digest_tokens", "notes", "display_title", "description",
-              "tokens_source", "given_date")
+              "tokens_source", "given_date")  # Record's fields from the file: `id`, then those after `archived`
 
 
 def _text(value: object) -> str:
@@ -172,8 +172,7 @@ def _decode_row(raw: Any) -> tuple | str | None:
     """A cached row as `_row` gives it, or None when the entry is not of its shape."""
     if type(raw) is str:
         return raw
-    if type(raw) is tuple and len(raw) == len(_ROW_TYPES) and all(
-            type(v) is t for v, t in zip(raw, _ROW_TYPES, strict=True)):
+    if type(raw) is tuple and tuple(map(type, raw)) == _ROW_TYPES:
         return raw
     return None
 
@@ -185,10 +184,9 @@ def _rows_cached(state: tuple[Shelf, Store], refs: list[EpisodeRef]) -> list:
 
 def _rebuild(refs: list[EpisodeRef], rows: list[tuple | str | None]) -> Iterator[tuple[str, Record | None, str | None]]:
     for ref, row in zip(refs, rows, strict=True):
-        if isinstance(row, tuple):
-            values = dict(zip(_FROM_FILE, row, strict=True))
-            yield ref.path, Record(filename=ref.path.rsplit("/", 1)[-1], path=ref.path, category=ref.category,
-                                   archived=ref.archived, **values), None
+        if isinstance(row, tuple):  # id, then the fields after `archived` (`_FROM_FILE`'s order)
+            yield ref.path, Record(row[0], ref.path.rsplit("/", 1)[-1], ref.path, ref.category, ref.archived,
+                                   *row[1:]), None
         else:
             yield ref.path, None, row
 

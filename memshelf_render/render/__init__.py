@@ -40,9 +40,10 @@ from .archive import CONFIG_PATH, archive_book
 from .cells import CellGuard
 from .disk import on_disk, sync
 from .index import Book, docs_book, footer, index_categories, index_text, subindex_text
-from .ledger import ledger_bytes
+from .ledger import ledger_bytes, ledger_row
 from .links import Links
-from .meta import meta_bytes, meta_entries
+from .meta import has_meta, meta_bytes, meta_entries, meta_piece
+from .pieces import Pieces
 
 
 @dataclass
@@ -96,6 +97,8 @@ def _record_warnings(records: list[Record]) -> list[str]:
             out.append(f"{rec.path}: no YYYY-MM-DD `date` and the id has no date prefix; its ledger date is empty")
         elif rec.date != rec.given_date:
             out.append(f"{rec.path}: no YYYY-MM-DD `date`; the ledger date is taken from the id ({rec.date})")
+        if len(rec.description) <= MAX_DESCRIPTION_CHARS:  # flattening never lengthens a text
+            continue
         length = len(flatten(rec.description))
         if length > MAX_DESCRIPTION_CHARS:
             out.append(f"{rec.path}: description is {length} characters; clamped to {MAX_DESCRIPTION_CHARS} "
@@ -116,15 +119,16 @@ def utf8(text: str) -> bytes:
     return text.encode("utf-8", "backslashreplace")
 
 
-def _index_files(shelf: Shelf, book: Book, meta: dict, splits: dict, foot: str,
-                 guard: CellGuard) -> dict[str, bytes | None]:
+def _index_files(shelf: Shelf, book: Book, meta: tuple[dict, dict], splits: dict, foot: str,
+                 guard: CellGuard, pieces: Pieces) -> dict[str, bytes | None]:
     """The book's INDEX, then its SUBINDEX files (empty when a human keeps the docs INDEX). Its
     config and every name it takes pass `guard` first."""
     if not book.archived and not index_is_derived(shelf):
         return {}
     cfg = guard.config(book.cfg, CONFIG_PATH if book.archived else DOCSHELF)
-    categories = index_categories(shelf, archived=book.archived, meta=meta, splits=splits, guard=guard)
     links = Links(cfg, book.rel(posixpath.dirname(book.index_path)))
+    categories = index_categories(shelf, archived=book.archived, meta=meta[0], made=meta[1], splits=splits,
+                                  guard=guard, links=links, pieces=pieces)
     text = index_text(cfg, categories, links, default_preamble=book.default_preamble, footer_line=foot)
     files: dict[str, bytes | None] = {book.index_path: utf8(text)}
     split_entries = {e.source[:-3]: e for entries in categories.values() for e in entries if e.sections}
@@ -136,6 +140,20 @@ def _index_files(shelf: Shelf, book: Book, meta: dict, splits: dict, foot: str,
 
 def _meta_files(shelf: Shelf, meta: dict, *, archived: bool) -> dict[str, bytes | None]:
     return {path: meta_bytes(meta.get(path.rsplit("/", 2)[-2])) for path in meta_paths(shelf, archived=archived)}
+
+
+def _row_piece(rec: Record, guard: CellGuard) -> tuple[str, str, str, str]:
+    """What a row shows: its .meta.json entry (file name, title, description; empty when it has
+    none), then its ledger line."""
+    entry = meta_piece(rec, guard) if has_meta(rec) else ("", "", "")
+    return (*entry, ledger_row(rec, guard))
+
+
+def _row_pieces(records: list[Record], guard: CellGuard, pieces: Pieces) -> list[tuple[str, ...]]:
+    """Each row's `_row_piece`, one piece of the row's values it reads."""
+    return [pieces.of(guard, r.path, ("row", r.date, r.id, r.mode, r.approx_tokens, r.digest_tokens, r.notes,
+                                      r.display_title, r.description, r.filename), 4,
+                      lambda g, r=r: _row_piece(r, g)) for r in records]
 
 
 def _chart(records: list[Record], index_text: str, shelf: Shelf, job: ChartJob) -> Callable[[], bytes]:
@@ -160,21 +178,26 @@ def _badge(shelf: Shelf, records: list[Record], index_text: str) -> dict[str, by
 
 def plan(shelf: Shelf, records: list[Record], *, badge: bool | None = None,
          chart: ChartJob | None = None, draw_chart: bool = True,
-         guard: CellGuard | None = None) -> tuple[dict[str, bytes | None], list[str]]:
+         guard: CellGuard | None = None, pieces: Pieces | None = None) -> tuple[dict[str, bytes | None], list[str]]:
     """Every derived path's desired bytes (None = must be absent), in render order, and warnings.
 
     INDEX comes first so the chart (which counts INDEX tokens) is drawing while the rest renders.
     `draw_chart=False` leaves stats.svg out, for callers that only read the text files. `guard`
     (by default one with the shelf's POLICY.patterns) masks every episode text on its way in.
+    `pieces`: each row's rendered pieces, from the cache when it holds them (by default all
+    computed here); saved while the chart is drawn.
     """
     guard = CellGuard.for_shelf(shelf) if guard is None else guard
+    pieces = Pieces() if pieces is None else pieces
     warnings: list[str] = []
     if shelf.docshelf_problem:
         warnings.append(f"{DOCSHELF}: {shelf.docshelf_problem}; INDEX.md rendered with the default settings")
     splits = split_documents(shelf)
     foot = footer(shelf.generated_by, guard.name(shelf.docs_root, MANIFEST, "docs_root"))
-    docs_meta = meta_entries(records, archived=False, guard=guard)
-    docs_index = _index_files(shelf, docs_book(shelf), docs_meta, splits, foot, guard)
+    shown = _row_pieces(records, guard, pieces)
+    entries = [piece[:3] for piece in shown]
+    docs_meta = meta_entries(records, entries, archived=False)
+    docs_index = _index_files(shelf, docs_book(shelf), docs_meta, splits, foot, guard, pieces)
     index_str = _index_str(shelf, docs_index)
     drawing: Callable[[], bytes] | None = None
     if draw_chart:
@@ -183,18 +206,19 @@ def plan(shelf: Shelf, records: list[Record], *, badge: bool | None = None,
         except ImportError as exc:
             drawing = _unavailable(exc)
 
-    files: dict[str, bytes | None] = {normalize(shelf.ledger_path): ledger_bytes(records, guard)}
-    files.update(_meta_files(shelf, docs_meta, archived=False))
+    files: dict[str, bytes | None] = {normalize(shelf.ledger_path): ledger_bytes([piece[3] for piece in shown])}
+    files.update(_meta_files(shelf, docs_meta[0], archived=False))
     files.update(docs_index)
     if on_disk(shelf.root, shelf.archive_docs_root).kind == "directory":
         archive, problem = archive_book(shelf)
         if problem:
             warnings.append(f"{CONFIG_PATH}: {problem}; {ARCHIVE_INDEX} rendered with the default settings")
-        archive_meta = meta_entries(records, archived=True, guard=guard)
-        files.update(_meta_files(shelf, archive_meta, archived=True))
-        files.update(_index_files(shelf, archive, archive_meta, splits, foot, guard))
+        archive_meta = meta_entries(records, entries, archived=True)
+        files.update(_meta_files(shelf, archive_meta[0], archived=True))
+        files.update(_index_files(shelf, archive, archive_meta, splits, foot, guard, pieces))
     elif on_disk(shelf.root, ARCHIVE_INDEX).exists:
         files[ARCHIVE_INDEX] = None
+    pieces.save()
 
     if drawing is not None:
         try:
@@ -249,7 +273,8 @@ def render_shelf(shelf: Shelf, *, check: bool = False, badge: bool | None = None
         records, skipped = (rows or gather_rows(shelf, job, cache)).result()
         job.resume()
         guard = CellGuard.for_shelf(shelf)
-        files, warnings = plan(shelf, records, badge=badge, chart=job, guard=guard)
+        files, warnings = plan(shelf, records, badge=badge, chart=job, guard=guard,
+                               pieces=Pieces.for_shelf(shelf, cache))
     finally:
         if own:
             job.close()

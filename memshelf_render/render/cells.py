@@ -119,6 +119,16 @@ class CellGuard:
             return ""
         return text
 
+    def scratch(self) -> CellGuard:
+        """A guard with this one's pack and memo and notes of its own (`render.pieces`: a
+        piece's notes are kept with it, then handed here with `take`)."""
+        return CellGuard(self.pack, {}, self._masked)
+
+    def take(self, path: str, notes: list[str] | tuple[str, ...]) -> None:
+        """Note `notes` for the episode at `path`, as if they had been made here."""
+        for note in notes:
+            self._note(path, note)
+
     def report(self) -> list[tuple[str, str]]:
         """(path, what was neutralised) per episode, in path order."""
         return [(path, "; ".join(notes)) for path, notes in sorted(self.neutralised.items())]

@@ -21,8 +21,7 @@ def ledger_row(rec: Record, guard: CellGuard) -> str:
                       str(rec.approx_tokens), str(rec.digest_tokens), guard.ledger_cell(rec.notes, path, "notes")))
 
 
-def ledger_bytes(records: list[Record], guard: CellGuard | None = None) -> bytes:
-    """The whole file: header, then the rows in the order given (collect() sorts them)."""
-    guard = CellGuard() if guard is None else guard
-    lines = ["\t".join(HEADER), *(ledger_row(r, guard) for r in records)]
-    return ("\n".join(lines) + "\n").encode("utf-8")
+def ledger_bytes(lines: list[str]) -> bytes:
+    """The whole file: header, then the rows' lines (`ledger_row`) in the order given (collect()
+    sorts the rows)."""
+    return ("\n".join(["\t".join(HEADER), *lines]) + "\n").encode("utf-8")

@@ -101,6 +101,9 @@ class Links:
         self.cfg = cfg
         self.base = base or "."
         self.relative_only = cfg.provider == "none"
+        # everything a link depends on besides its path (a piece of INDEX that holds links is
+        # kept under it: `index.index_categories`)
+        self.key = (self.base, cfg.provider, cfg.remote, cfg.branch, cfg.url_template)
 
     def shown(self, path: str) -> str:
         """The path as text, relative to this file's directory."""

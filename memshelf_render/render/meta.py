@@ -17,22 +17,32 @@ from .cells import CellGuard
 Entry = dict[str, str]
 
 
-def meta_entries(records: list[Record], *, archived: bool,
-                 guard: CellGuard | None = None) -> dict[str, dict[str, Entry]]:
-    """Category -> {file name: {"title", "description"}} for the docs (or the archive)."""
-    guard = CellGuard() if guard is None else guard
+def meta_piece(rec: Record, guard: CellGuard) -> tuple[str, str, str]:
+    """The episode's entry as (file name, title, description), each passed through `guard`."""
+    title = guard.instruction_free(rec.display_title, rec.path, "display_title")
+    title = guard.shown_text(title, rec.path, "display_title") if title else guard.cell(rec.id, rec.path, "id")
+    description = guard.instruction_free(rec.description, rec.path, "description")
+    description = clamp_description(guard.shown_text(description, rec.path, "description"))
+    return guard.cell(rec.filename, rec.path, "its file name"), title, description
+
+
+def has_meta(rec: Record) -> bool:
+    """Whether the episode has an entry (a display_title or a description)."""
+    return bool(rec.display_title or rec.description)
+
+
+def meta_entries(records: list[Record], shown: list[tuple[str, str, str]], *,
+                 archived: bool) -> tuple[dict[str, dict[str, Entry]], dict[str, Entry]]:
+    """Category -> {file name: {"title", "description"}} for the docs (or the archive), from
+    each row's `meta_piece` (`shown`, in the order of `records`; unused for a row without an
+    entry); and path -> the entry made from that episode's row."""
     out: dict[str, dict[str, Entry]] = {}
-    for rec in records:
-        if rec.archived != archived or not (rec.display_title or rec.description):
+    made: dict[str, Entry] = {}
+    for rec, (name, title, description) in zip(records, shown, strict=True):
+        if rec.archived != archived or not has_meta(rec):
             continue
-        title = guard.instruction_free(rec.display_title, rec.path, "display_title")
-        title = guard.shown_text(title, rec.path, "display_title") if title else guard.cell(rec.id, rec.path, "id")
-        description = guard.instruction_free(rec.description, rec.path, "description")
-        out.setdefault(rec.category, {})[guard.cell(rec.filename, rec.path, "its file name")] = {
-            "title": title,
-            "description": clamp_description(guard.shown_text(description, rec.path, "description")),
-        }
-    return out
+        out.setdefault(rec.category, {})[name] = made[rec.path] = {"title": title, "description": description}
+    return out, made
 
 
 def meta_bytes(entries: dict[str, Entry] | None) -> bytes | None:

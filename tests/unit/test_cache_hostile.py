@@ -20,6 +20,7 @@ from memshelf_render.report import emit
 from memshelf_render.shelf import Shelf, load_shelf
 from memshelf_render.validate import run as validate
 from tests.shelfgen import generate_shelf
+from tests.shelfkit import TOPIC, TOPIC_PATH, make_shelf
 
 BOT = [str(Path(sys.executable).with_name("memshelf-bot"))]
 
@@ -84,7 +85,7 @@ def test_garbage_and_truncated_files(shelf_root, tmp_path):
     directory = tmp_path / "c"
     _answer(shelf_root, EpisodeCache(directory))
     files = _cache_files(directory)
-    assert len(files) == 2  # rows and checks
+    assert len(files) == 3  # rows, checks and the rendered pieces
     for f in files:
         f.write_bytes(f.read_bytes()[: len(f.read_bytes()) // 2])
     _warned_same(shelf_root, EpisodeCache(directory), expected)
@@ -118,10 +119,14 @@ def test_entries_that_do_not_check_out_are_misses(shelf_root, tmp_path):
     expected = _answer(shelf_root, None)
     cache = EpisodeCache(directory)
     assert _answer(shelf_root, cache) == expected
-    # right blob ids, values of the wrong shape
+    # right blob ids (right piece keys), values of the wrong shape
     for mine in _cache_files(directory):
         header, entries = cache_mod.marshal.loads(mine.read_bytes()[len(cache_mod.MAGIC) + 32:])
-        mine.write_bytes(cache_mod._encode_file({p: (b, ("bogus", 1), None) for p, (b, _, _) in entries.items()}, header))
+        if mine.name.startswith("pieces-"):
+            bogus = {k: ("bogus", 1) for k in entries}
+        else:
+            bogus = {p: (b, ("bogus", 1), None) for p, (b, _, _) in entries.items()}
+        mine.write_bytes(cache_mod._encode_file(bogus, header))
     assert _answer(shelf_root, EpisodeCache(directory)) == expected
 
 
@@ -226,3 +231,61 @@ def test_a_settled_file_is_known_by_its_stat_and_a_change_still_shows(shelf_root
     os.utime(one, (1_000_000_000, 1_000_000_000))
     monkeypatch.setattr(cache_mod, "_read", real)
     assert _answer(shelf_root, cache) == _answer(shelf_root, None) != cold
+
+
+GHP = "ghp_" + "Q7w" * 12
+
+
+def test_pieces_hold_no_secret_and_a_new_pattern_masks_again(tmp_path):
+    """The rendered pieces hold only what the guard let through: a secret in a row's values is
+    in no piece file. A POLICY pattern added later masks what a warm cache rendered before: no
+    piece made under the old rules is taken, and what render says it neutralised is the same."""
+    episode = TOPIC.replace('notes: "reviewed"', f'notes: "key {GHP}"').replace(
+        'display_title: "Cache policy"', 'display_title: "Runner codename-bluebird"')
+    root = make_shelf(tmp_path / "s", {TOPIC_PATH: episode})
+    directory = tmp_path / "c"
+    cache = EpisodeCache(directory)
+    render_shelf(load_shelf(root)[0], cache=cache)
+    [pieces] = [p for p in _cache_files(directory) if p.name.startswith("pieces-")]
+    assert GHP.encode() not in pieces.read_bytes() and "«redacted:".encode() in pieces.read_bytes()
+    with open(root / "POLICY.patterns", "a", encoding="utf-8") as fh:
+        fh.write("codename codename-[a-z]+\n")
+    warm = render_shelf(load_shelf(root)[0], check=True, cache=EpisodeCache(directory))
+    plain = render_shelf(load_shelf(root)[0], check=True)
+    assert warm.files == plain.files and warm.neutralised == plain.neutralised
+    assert b"bluebird" not in (warm.files["INDEX.md"] or b"") + (warm.files["docs/topics/.meta.json"] or b"")
+
+
+def test_a_forged_piece_of_the_wrong_shape_is_computed_again(shelf_root, tmp_path):
+    """Under a right key, a piece whose values are not strings, or are too few, is a miss."""
+    directory = tmp_path / "c"
+    expected = _answer(shelf_root, None)
+    _answer(shelf_root, EpisodeCache(directory))
+    [pieces] = [p for p in _cache_files(directory) if p.name.startswith("pieces-")]
+    header, entries = cache_mod.marshal.loads(pieces.read_bytes()[len(cache_mod.MAGIC) + 32:])
+    forged = {k: ((b"x",) if n % 3 == 1 else () if n % 3 else (1, 2, 3, 4)) for n, k in enumerate(entries)}
+    pieces.write_bytes(cache_mod._encode_file(forged, header))
+    cache = EpisodeCache(directory)
+    assert _answer(shelf_root, cache) == expected and cache.warning is None
+
+
+@pytest.mark.parametrize("titled_first", [True, False])
+def test_names_that_mask_alike_take_the_entry_a_plain_render_takes(tmp_path, titled_first):
+    """Two files whose names mask to the same text: .meta.json keeps one entry under that name,
+    and INDEX shows it for both. An INDEX piece is kept under its own row's entry, so the other
+    file's piece is made again with the entry found; the bytes are the uncached ones, cold,
+    warm and after the titled one changes."""
+    one, two = "ghp_" + "A1b" * 12, "ghp_" + "C2d" * 12
+    stems = (one, two) if titled_first else (two, one)
+    untitled = TOPIC.replace("2026-01-05-cache-policy", stems[1]).replace(
+        'display_title: "Cache policy"\n', "").replace('description: "Edge cache eviction settled on TTL"\n', "")
+    root = make_shelf(tmp_path / "s", {f"docs/topics/{stems[0]}.md": TOPIC.replace("2026-01-05-cache-policy", stems[0]),
+                                       f"docs/topics/{stems[1]}.md": untitled})
+    directory = tmp_path / "c"
+    titled = root / f"docs/topics/{stems[0]}.md"
+    for title in ("Cache policy", "Cache policy", "Cache rules"):
+        titled.write_text(titled.read_text(encoding="utf-8").replace("Cache policy", title), encoding="utf-8")
+        cached = render_shelf(load_shelf(root)[0], check=True, cache=EpisodeCache(directory))
+        plain = render_shelf(load_shelf(root)[0], check=True)
+        assert (cached.files, cached.neutralised) == (plain.files, plain.neutralised)
+        assert (plain.files["INDEX.md"] or b"").count(title.encode()) == 2

@@ -1,8 +1,9 @@
 """The cache changes nothing: over random edits, output with the cache is output without it.
 
 Each example generates a small shelf and applies a random sequence of edits (add, modify,
-delete, rename an episode; change POLICY.patterns or .memshelf-bot.yml); after every edit the
-validate JSON, the rows and every derived text file computed through the (by then warm) cache
+delete, rename an episode; a secret, markup or a tab in a row value; change POLICY.patterns or
+.memshelf-bot.yml); after every edit the validate JSON, the rows, every derived text file and
+what render neutralised, computed through the (by then warm) cache of rows and rendered pieces,
 equal those computed without it, byte for byte; at the end a whole render, stats.svg included.
 """
 
@@ -19,6 +20,8 @@ from memshelf_render import parallel
 from memshelf_render.cache import EpisodeCache
 from memshelf_render.records import Collecting
 from memshelf_render.render import plan, render_shelf
+from memshelf_render.render.cells import CellGuard
+from memshelf_render.render.pieces import Pieces
 from memshelf_render.report import emit
 from memshelf_render.shelf import load_shelf
 from memshelf_render.validate import run as validate
@@ -26,7 +29,8 @@ from tests.shelfgen import generate_shelf
 
 # patterns that match what the generator writes (and what "modify" adds), so findings and masks move
 POLICY_ADDED = ("later\\s+note\\s+\\d+", "\\b[Tt]he\\b", "[0-9]{4}-[0-9]{2}")
-EDITS = ("add", "modify", "digest", "delete", "rename", "policy", "settings", "frontmatter")
+EDITS = ("add", "modify", "digest", "delete", "rename", "policy", "settings", "frontmatter", "hostile")
+GHP = "ghp_" + "Q7w" * 12
 
 
 def _episodes(root: Path) -> list[Path]:
@@ -47,6 +51,9 @@ def _edit(root: Path, kind: str, pick: int, n: int) -> None:
                           encoding="utf-8")
     elif kind == "frontmatter":
         target.write_text(text.replace("\n---\n", f"\ndisplay_title: Renamed {n}\n---\n", 1), encoding="utf-8")
+    elif kind == "hostile":  # what the guard masks, escapes and flattens, in the values a row shows
+        target.write_text(text.replace("\n---\n", f'\ndisplay_title: "<b>Key</b> {GHP} {n}"\n'
+                                       f'notes: "one\\ttwo {n}"\n---\n', 1), encoding="utf-8")
     elif kind == "delete" and len(eps) > 2:
         target.unlink()
     elif kind == "rename":
@@ -67,11 +74,14 @@ def _validate_json(root: Path, cache: EpisodeCache | None) -> str:
 
 
 def _text_files(root: Path, cache: EpisodeCache | None) -> tuple:
+    """Rows and the derived text files; with a cache, both the rows and the rendered pieces
+    come from it. What the guard neutralised is part of the answer."""
     shelf, _ = load_shelf(root)
     assert shelf is not None
     records, skipped = Collecting(shelf, cache=cache).result()
-    files, warnings = plan(shelf, records, draw_chart=False)
-    return records, skipped, files, warnings
+    guard = CellGuard.for_shelf(shelf)
+    files, warnings = plan(shelf, records, draw_chart=False, guard=guard, pieces=Pieces.for_shelf(shelf, cache))
+    return records, skipped, files, warnings, guard.report()
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -96,7 +106,7 @@ def test_cached_output_is_the_uncached_output(tmp_path_factory, monkeypatch, see
         assert _text_files(root, cache) == _text_files(root, None)
         assert cache.warning is None
     shelf, _ = load_shelf(root)
-    cached = render_shelf(shelf, check=True, cache=cache).files
-    plain = render_shelf(load_shelf(root)[0], check=True).files
-    assert cached == plain
+    cached = render_shelf(shelf, check=True, cache=cache)
+    plain = render_shelf(load_shelf(root)[0], check=True)
+    assert (cached.files, cached.neutralised) == (plain.files, plain.neutralised)
     assert json.loads(_validate_json(root, cache))["tool"] == "memshelf-bot"
