@@ -146,5 +146,7 @@ def run_cli_in_process(*args: str) -> subprocess.CompletedProcess:
 
 
 def validate_json(root: Path, *extra: str) -> tuple[int, dict]:
-    proc = run_cli("validate", str(root), "--format", "json", *extra)
+    """`memshelf-bot validate ROOT --format json`: its exit code and parsed output (in-process; the
+    command's process boundary is tested through `run_cli` in tests/unit/test_validate_command.py)."""
+    proc = run_cli_in_process("validate", str(root), "--format", "json", *extra)
     return proc.returncode, json.loads(proc.stdout)
