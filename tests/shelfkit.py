@@ -126,14 +126,14 @@ def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
                           check=False)
 
 
-def run_cli_in_process(*args: str) -> subprocess.CompletedProcess:
+def run_cli_in_process(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     """What `run_cli` answers, from the CLI's `main` called in this process: a command's output and
     exit code without an interpreter start and the package's imports (~0.3 s of CPU each), for tests
     that run a command many times. Tests of the process boundary itself use `run_cli`."""
     from bot.cli import main
 
     out, err = io.TextIOWrapper(io.BytesIO(), encoding="utf-8"), io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    with contextlib.chdir(cwd or "."), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
             code = main(list(args))
         except SystemExit as exc:
