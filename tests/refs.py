@@ -4,12 +4,15 @@ shelf-spec 0.3.0, memshelf-mcp 0.4.0 and docshelf-mcp 0.5.0 are installed into
 `<repo>/.cache/refvenv-<hash of the pins>`, created once (under a file lock, so concurrent pytest
 processes build it once) and never imported into our own interpreter: their pins must not leak
 into our dependencies. Every call goes through one ref-venv Python process that runs the tools'
-own command-line entry points and prints one JSON line per job; a batch of shelves therefore
-costs one interpreter start, not hundreds.
+own command-line entry points and prints one JSON line per job. That process stays up for the
+whole pytest process and takes one batch per line, so the suite's hundreds of reference calls
+cost one interpreter start per pytest process, not one each; it starts afresh whenever the
+environment it would get has changed, and after any failure.
 """
 
 from __future__ import annotations
 
+import atexit
 import fcntl
 import hashlib
 import json
@@ -18,6 +21,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -89,8 +93,9 @@ def ref_python() -> Path:
     return python
 
 
-# Runs inside the reference venv. Reads a JSON list of jobs on stdin, prints one JSON object per
-# job on stdout: the tool's parsed JSON output plus "exit"; a crash becomes exit 1 and "crash".
+# Runs inside the reference venv. Reads one JSON list of jobs per line on stdin, prints one JSON
+# object per job on stdout: the tool's parsed JSON output plus "exit"; a crash becomes exit 1 and
+# "crash".
 _RUNNER = r"""
 import contextlib, io, json, os, sys, traceback
 
@@ -132,8 +137,9 @@ def run(job):
     result["exit"] = int(code or 0)
     return result
 
-for job in json.load(sys.stdin):
-    sys.__stdout__.write(json.dumps(run(job), ensure_ascii=False) + "\n")
+for line in sys.stdin:
+    for job in json.loads(line):
+        sys.__stdout__.write(json.dumps(run(job), ensure_ascii=False) + "\n")
     sys.__stdout__.flush()
 """
 
@@ -145,20 +151,83 @@ def _clean_env() -> dict[str, str]:
     return env
 
 
-def run_jobs(jobs: list[dict]) -> list[dict]:
-    """Run reference jobs ({"op": doctor|validate|rebuild|archive, "shelf": path, ...}) in one
-    ref-venv process; one result dict per job, in order."""
+class _Runner:
+    """The one reference process of this pytest process (see the module's docstring)."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.env = env
+        # a file, not a pipe: a pipe nobody reads could fill and stall the tools; it lives as long as the process
+        self.stderr = tempfile.TemporaryFile()  # noqa: SIM115
+        self.proc = subprocess.Popen([str(ref_python()), "-c", _RUNNER], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=self.stderr, text=True, encoding="utf-8",
+                                     env=env, cwd=str(CACHE))
+
+    def run(self, jobs: list[dict]) -> list[dict]:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(json.dumps(jobs) + "\n")
+        self.proc.stdin.flush()
+        results: list[dict] = []
+        while len(results) < len(jobs) and (line := self.proc.stdout.readline()):
+            if line.startswith("{"):
+                results.append(json.loads(line))
+        if len(results) != len(jobs):
+            self.stop()
+            self.stderr.seek(0)
+            tail = self.stderr.read()[-4000:].decode("utf-8", errors="replace")
+            raise RuntimeError(f"reference runner failed (exit {self.proc.returncode}):\n{tail}")
+        return results
+
+    def stop(self) -> None:
+        if self.proc.stdin is not None and not self.proc.stdin.closed:
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+    def close(self) -> None:
+        self.stop()
+        self.stderr.close()
+
+
+_runner: _Runner | None = None
+
+
+def _close_runner() -> None:
+    global _runner
+    if _runner is not None:
+        _runner.close()
+        _runner = None
+
+
+atexit.register(_close_runner)
+
+
+def run_jobs(jobs: list[dict], *, fresh: bool = False) -> list[dict]:
+    """Run reference jobs ({"op": doctor|validate|rebuild|archive|resolve, "shelf": path, ...}) in
+    the reference process (`fresh`: in a new one, used for this batch only); one result dict per
+    job, in order."""
+    global _runner
     if not jobs:
         return []
     jobs = [{"stale_hours": NO_STALENESS_HOURS, **job, "shelf": str(Path(job["shelf"]).resolve())} for job in jobs]
-    proc = subprocess.run(
-        [str(ref_python()), "-c", _RUNNER], input=json.dumps(jobs), capture_output=True,
-        text=True, encoding="utf-8", env=_clean_env(), cwd=str(CACHE),
-    )
-    results = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
-    if proc.returncode != 0 or len(results) != len(jobs):
-        raise RuntimeError(f"reference runner failed (exit {proc.returncode}):\n{proc.stderr[-4000:]}")
-    return results
+    env = _clean_env()
+    if fresh:
+        once = _Runner(env)
+        try:
+            return once.run(jobs)
+        finally:
+            once.close()
+    if _runner is not None and (_runner.env != env or _runner.proc.poll() is not None):
+        _close_runner()
+    if _runner is None:
+        _runner = _Runner(env)
+    try:
+        return _runner.run(jobs)
+    except BaseException:
+        _close_runner()  # a half-answered batch leaves the process out of step
+        raise
 
 
 def ci_errors(doctor: dict) -> list[dict]:
@@ -232,11 +301,12 @@ class Verdict:
         return f"shelf-spec {self.validate.get('verdict')}: {spec}; doctor errors: {doc}"
 
 
-def judge(shelves: Iterable[Path]) -> list[Verdict]:
-    """shelf-spec validate and memshelf doctor on every shelf, in one reference process."""
+def judge(shelves: Iterable[Path], *, fresh: bool = False) -> list[Verdict]:
+    """shelf-spec validate and memshelf doctor on every shelf, in the reference process (`fresh`:
+    a new one)."""
     shelves = list(shelves)
     jobs = []
     for shelf in shelves:
         jobs += [{"op": "validate", "shelf": shelf}, {"op": "doctor", "shelf": shelf}]
-    results = run_jobs(jobs)
+    results = run_jobs(jobs, fresh=fresh)
     return [Verdict(results[i], _with_ci_errors(results[i + 1])) for i in range(0, len(results), 2)]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import subprocess
 import sys
@@ -124,6 +126,27 @@ def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
                           check=False)
 
 
+def run_cli_in_process(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """What `run_cli` answers, from the CLI's `main` called in this process: a command's output and
+    exit code without an interpreter start and the package's imports (~0.3 s of CPU each), for tests
+    that run a command many times. Tests of the process boundary itself use `run_cli`."""
+    from bot.cli import main
+
+    out, err = io.TextIOWrapper(io.BytesIO(), encoding="utf-8"), io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+    with contextlib.chdir(cwd or "."), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(list(args))
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    texts = []
+    for stream in (out, err):
+        stream.flush()
+        texts.append(stream.buffer.getvalue().decode("utf-8"))
+    return subprocess.CompletedProcess(["memshelf-bot", *args], code, *texts)
+
+
 def validate_json(root: Path, *extra: str) -> tuple[int, dict]:
-    proc = run_cli("validate", str(root), "--format", "json", *extra)
+    """`memshelf-bot validate ROOT --format json`: its exit code and parsed output (in-process; the
+    command's process boundary is tested through `run_cli` in tests/unit/test_validate_command.py)."""
+    proc = run_cli_in_process("validate", str(root), "--format", "json", *extra)
     return proc.returncode, json.loads(proc.stdout)

@@ -3,18 +3,21 @@ shelf repository: memshelf-validate passes a clean shelf and fails a bad staged 
 memshelf-render passes a rendered shelf and fails (having rewritten them) when the derived files
 were stale.
 
-The validate hook runs through `pre-commit try-repo <repo> memshelf-validate --ref <rev>` itself,
-as a shelf user tries it. `try-repo` builds the hook's virtualenv afresh in a store of its own on
-every call (the package and every dependency, ~15 s each from pip's cache), so the render hook's
-three runs use what `try-repo` does underneath instead — a config naming this repository (a
-snapshot commit of the work tree) at that rev, run with `pre-commit run` — over one store for the
-module. Both builds prefer wheels (`PIP_PREFER_BINARY`) and go through the environment's own pip
-configuration and cache.
+Both hooks run once through `pre-commit try-repo <repo> --ref <rev>` itself, as a shelf user
+tries them, on a clean rendered shelf. `try-repo` builds the hooks' virtualenv afresh in a store of
+its own on every call (the package and every dependency from pip's cache: the suite's costliest
+setup), so the other runs use what `try-repo` does underneath instead — a config naming this
+repository (a snapshot commit of the work tree) at that rev, run with `pre-commit run` — over one
+store for the module, where both hooks share one environment. So the module builds two
+environments, not one per run. Both builds prefer wheels (`PIP_PREFER_BINARY`), skip
+byte-compiling what they install (`PIP_NO_COMPILE`: a hook compiles only what it imports, and that
+is not what is tested) and go through the environment's own pip configuration and cache.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -66,15 +69,15 @@ def shelf_repo(tmp_path: Path) -> Path:
 
 def _pre_commit(args: list[str], shelf: Path, home: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "PRE_COMMIT_HOME": str(home), "PRE_COMMIT_COLOR": "never", "PIP_NO_INPUT": "1",
-           "PIP_PREFER_BINARY": "1"}
+           "PIP_PREFER_BINARY": "1", "PIP_NO_COMPILE": "1"}
     return subprocess.run([str(PRE_COMMIT), *args], cwd=shelf, env=env, capture_output=True, text=True,
                           timeout=600, check=False)
 
 
-def try_repo(hooks: tuple[Path, str, Path], shelf: Path, hook: str) -> subprocess.CompletedProcess:
-    """`pre-commit try-repo <repo> <hook> --ref <rev> --all-files`, as a user runs it."""
+def try_repo(hooks: tuple[Path, str, Path], shelf: Path) -> subprocess.CompletedProcess:
+    """`pre-commit try-repo <repo> --ref <rev> --all-files` (every hook of the repository), as a user runs it."""
     repo, rev, home = hooks
-    return _pre_commit(["try-repo", str(repo), hook, "--ref", rev, "--all-files"], shelf, home)
+    return _pre_commit(["try-repo", str(repo), "--ref", rev, "--all-files"], shelf, home)
 
 
 def run_from_store(hooks: tuple[Path, str, Path], shelf: Path, hook: str) -> subprocess.CompletedProcess:
@@ -95,13 +98,17 @@ def test_the_hooks_are_python_hooks_named_as_documented() -> None:
     assert render["pass_filenames"] is False and render["always_run"] is True
 
 
-def test_validate_is_green_on_a_clean_shelf_and_red_with_a_bad_episode(hooks_repo, shelf_repo: Path) -> None:
-    clean = try_repo(hooks_repo, shelf_repo, "memshelf-validate")
+def test_try_repo_runs_both_hooks_green_on_a_clean_rendered_shelf(hooks_repo, shelf_repo: Path) -> None:
+    clean = try_repo(hooks_repo, shelf_repo)
     assert clean.returncode == 0, clean.stdout + clean.stderr
-    assert "Passed" in clean.stdout
+    passed = re.findall(r"^memshelf-bot (validate|render) .*Passed$", clean.stdout, re.MULTILINE)
+    assert sorted(passed) == ["render", "validate"], clean.stdout
+
+
+def test_validate_is_red_with_a_bad_episode(hooks_repo, shelf_repo: Path) -> None:
     (shelf_repo / NEW).write_text(TOPIC, encoding="utf-8")  # the id is the other file's
     git(shelf_repo, "add", NEW)
-    bad = try_repo(hooks_repo, shelf_repo, "memshelf-validate")
+    bad = run_from_store(hooks_repo, shelf_repo, "memshelf-validate")
     assert bad.returncode == 1 and "Failed" in bad.stdout and "[id-mismatch]" in bad.stdout, bad.stdout
 
 
@@ -118,8 +125,6 @@ def test_render_is_green_when_fresh_and_rewrites_then_fails_when_stale(hooks_rep
 
 
 def test_a_topic_path_is_what_the_validate_hook_selects() -> None:
-    import re
-
     [validate, _] = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
     pattern = re.compile(validate["files"])
     assert pattern.search(TOPIC_PATH) and pattern.search("archive/docs/sessions/2026-01-01-x.md")

@@ -6,7 +6,7 @@ import json
 import os
 import subprocess
 
-from tests.shelfkit import SESSION, TOPIC, TOPIC_PATH, make_shelf, run_cli
+from tests.shelfkit import SESSION, TOPIC, TOPIC_PATH, make_shelf, run_cli, run_cli_in_process
 
 NEW = "docs/topics/2026-02-01-new-idea.md"
 NEW_TEXT = TOPIC.replace("2026-01-05-cache-policy", "2026-02-01-new-idea")
@@ -32,8 +32,10 @@ def commit(top):
     git(top, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "change")
 
 
-def guard(root, *extra):
-    proc = run_cli("guard", str(root), "--base", "main", "--format", "json", *extra, cwd=root)
+def guard(root, *extra, run=run_cli_in_process):
+    """`memshelf-bot guard ROOT --base main --format json` run in ROOT (in-process; the first test
+    runs the real process)."""
+    proc = run("guard", str(root), "--base", "main", "--format", "json", *extra, cwd=root)
     return proc.returncode, json.loads(proc.stdout)
 
 
@@ -42,7 +44,7 @@ def test_adding_and_modifying_episodes_is_fine(tmp_path):
     (root / NEW).write_text(NEW_TEXT, encoding="utf-8")
     (root / TOPIC_PATH).write_text(TOPIC.replace("every route", "most routes"), encoding="utf-8")
     commit(top)
-    code, out = guard(root)
+    code, out = guard(root, run=run_cli)
     assert code == 0 and out["ok"]
     assert out["episodes"] == {"added": [NEW], "modified": [TOPIC_PATH], "removed": []}
     assert out["findings"] == []

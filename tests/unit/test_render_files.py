@@ -21,7 +21,7 @@ from memshelf_render.render import render_shelf
 from memshelf_render.shelf import load_shelf
 from tests import refs
 from tests.shelfgen import generate_shelf
-from tests.shelfkit import MANIFEST, make_shelf, run_cli
+from tests.shelfkit import MANIFEST, make_shelf, run_cli, run_cli_in_process
 
 
 def load(root: Path):
@@ -145,10 +145,10 @@ def test_cli_exit_codes_and_json(rich, tmp_path):
 def test_badge_flag_overrides_the_setting(tmp_path):
     root = make_shelf(tmp_path / "s")
     assert "badge.svg" not in render_shelf(load(root)).files
-    assert run_cli("render", str(root), "--badge").returncode == 0
+    assert run_cli_in_process("render", str(root), "--badge").returncode == 0
     assert (root / "badge.svg").exists() and (root / "badge.json").exists()
     # switched off again: not derived, left alone (it may be a hand-made file now)
-    assert run_cli("render", str(root), "--check", "--no-badge").returncode == 0
+    assert run_cli_in_process("render", str(root), "--check", "--no-badge").returncode == 0
     assert (root / "badge.svg").exists()
 
 
@@ -224,7 +224,7 @@ def test_invalid_episodes_are_skipped_reported_and_rendered_around(tmp_path):
     text = (root / "INDEX.md").read_text(encoding="utf-8")
     for line in ("- **2026 02 02 No Fm** — `2026-02-02-no-fm.md`", "- **2026 02 04 No Id** — `2026-02-04-no-id.md`"):
         assert line in text
-    cli = run_cli("render", str(root), "--check")
+    cli = run_cli_in_process("render", str(root), "--check")
     assert cli.returncode == 0
     assert "skipped  docs/topics/2026-02-02-no-fm.md: no readable frontmatter" in cli.stdout
 

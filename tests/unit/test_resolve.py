@@ -20,7 +20,7 @@ from memshelf_render.render import render_shelf
 from memshelf_render.resolve import RECALL_LOG, resolve
 from memshelf_render.shelf import load_shelf
 from tests.shelfgen import generate_shelf
-from tests.shelfkit import SESSION, TOPIC, make_shelf, run_cli
+from tests.shelfkit import SESSION, TOPIC, make_shelf, run_cli, run_cli_in_process
 
 MARKER = re.compile(rb"^(<<<<<<<|=======|>>>>>>>|\|\|\|\|\|\|\|)", re.MULTILINE)
 
@@ -199,7 +199,7 @@ def test_an_episode_add_add_collision_needs_a_human_and_nothing_derived_is_writt
     before = derived_files(root)
     assert any(data and MARKER.search(data) for data in before.values())  # the conflict state
 
-    proc = run_cli("resolve", str(root), "--format", "json")
+    proc = run_cli_in_process("resolve", str(root), "--format", "json")
     out = json.loads(proc.stdout)
 
     assert proc.returncode == 1
@@ -327,7 +327,7 @@ def test_a_conflicted_manifest_is_left_to_a_human(tmp_path: Path):
     assert "shelf.yml" in conflicted and "INDEX.md" in conflicted
     before = derived_files_raw(root, conflicted)
 
-    proc = run_cli("resolve", str(root), "--format", "json")
+    proc = run_cli_in_process("resolve", str(root), "--format", "json")
     out = json.loads(proc.stdout)
 
     assert proc.returncode == 1
@@ -402,7 +402,7 @@ def test_validate_errors_make_it_attention_but_the_merge_is_settled(tmp_path: Pa
     branch(root, root, "b", {f"docs/sessions/{eid}.md": SESSION.replace("2026-01-06-night-run", eid)})
     merge(root, "a", "b")
 
-    proc = run_cli("resolve", str(root), "--commit", "--format", "json")
+    proc = run_cli_in_process("resolve", str(root), "--commit", "--format", "json")
     out = json.loads(proc.stdout)
 
     assert proc.returncode == 0

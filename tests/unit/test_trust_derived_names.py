@@ -7,6 +7,8 @@ pieces are published, and `«redacted:<kind>»` stands where it was.
 
 Each leak class is checked through the three doors that render: the `render` command, `resolve`
 inside a real git merge, and the Action's render on main (in-process, against the fake port).
+The commands run in this process (`run_cli_in_process`), each one also once as the real
+`memshelf-bot` process (the first leak class), so the process boundary is crossed per door.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import json
 import random
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,6 +35,7 @@ from tests.shelfkit import (
     TOPIC_PATH,
     make_shelf,
     run_cli,
+    run_cli_in_process,
 )
 
 GHP = "ghp_" + "R8kQ2vXw" * 4 + "Zt7p"
@@ -160,21 +164,26 @@ def leaky_shelf(root: Path, leak: Leak) -> Path:
 CASES = list(LEAKS)
 
 
+def cli(case: str) -> Callable[..., subprocess.CompletedProcess]:
+    """The commands for a leak class: the real process for the first one, in-process for the rest."""
+    return run_cli if case == CASES[0] else run_cli_in_process
+
+
 # --- the `render` command -----------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("case", CASES)
 def test_render_publishes_no_secret_from_a_name_or_the_config(tmp_path: Path, case: str) -> None:
-    leak = LEAKS[case]
+    leak, run = LEAKS[case], cli(case)
     root = leaky_shelf(tmp_path / "shelf", leak)
     before = _files(root)
-    proc = run_cli("render", str(root))
+    proc = run("render", str(root))
     assert proc.returncode == 0, proc.stderr
     assert_not_published(leak, written(before, _files(root)))
     assert "neutralised" in proc.stdout
     for piece in leak.pieces:  # what the command prints is masked with the shelf's policy too
         assert piece.lower() not in (proc.stdout + proc.stderr).lower()
-    again = run_cli("render", str(root), "--check")
+    again = run("render", str(root), "--check")
     assert again.returncode == 0, again.stdout  # the masked files are the render's fixed point
 
 
@@ -182,7 +191,7 @@ def test_the_config_and_the_names_it_masked_are_named(tmp_path: Path) -> None:
     leak = Leak(AKIA, "aws-access-key", (AKIA[4:],), {f"docs/topics/{GHP}.md": untitled(GHP)},
                 docshelf={"name": AKIA, "branch": AKIA})
     root = leaky_shelf(tmp_path / "shelf", leak)
-    proc = run_cli("render", str(root), "--format", "json")
+    proc = run_cli_in_process("render", str(root), "--format", "json")
     neutralised = {item["path"]: item["reason"] for item in json.loads(proc.stdout)["neutralised"]}
     assert neutralised[".docshelf.json"] == "a secret in name was masked; a secret in branch was masked"
     [(path, reason)] = [(p, r) for p, r in neutralised.items() if p.startswith("docs/topics/")]
@@ -195,10 +204,10 @@ def test_validate_after_render_names_the_secret_not_the_masked_derived_files(tmp
     """Render masks a secret in an id or a name; validate then judges the derived files against the
     names as render writes them, so the shelf's one problem is the secret, not a ledger row, a
     .meta.json key or an INDEX entry that seems missing or stale."""
-    leak = LEAKS[case]
+    leak, run = LEAKS[case], cli(case)
     root = leaky_shelf(tmp_path / "shelf", leak)
-    assert run_cli("render", str(root)).returncode == 0
-    proc = run_cli("validate", str(root), "--format", "json")
+    assert run("render", str(root)).returncode == 0
+    proc = run("validate", str(root), "--format", "json")
     codes = {f["code"] for f in json.loads(proc.stdout)["findings"]}
     assert not codes & {"ledger-row-missing", "ledger-row-orphan", "meta-entry-stale", "index-entry-missing",
                         "index-link-broken"}, codes
@@ -222,12 +231,12 @@ def test_resolve_in_a_merge_publishes_no_secret(tmp_path: Path, case: str) -> No
     """main holds the rendered shelf and the leak's config; one branch adds the leaky episodes
     (or another one), the other a third, each renders; the merge conflicts in derived files, and
     `resolve --commit` regenerates the derived files and commits the merge."""
-    leak = LEAKS[case]
+    leak, run = LEAKS[case], cli(case)
     root = make_shelf(tmp_path / "shelf", patterns=leak.patterns)
     (root / ".docshelf.json").write_text(_docshelf(leak), encoding="utf-8")
     for args in (("init", "-q", "-b", "main"), ("config", "user.name", "t"), ("config", "user.email", "t@example.com")):
         git(root, *args)
-    assert run_cli("render", str(root)).returncode == 0
+    assert run("render", str(root)).returncode == 0
     _commit(root, "base")
     leaky = leak.files or {"docs/topics/2026-01-08-extra.md": titled("2026-01-08-extra")}
     for name, files in (("leaky", leaky), ("other", {"docs/topics/2026-01-09-other.md": titled("2026-01-09-other")})):
@@ -235,13 +244,13 @@ def test_resolve_in_a_merge_publishes_no_secret(tmp_path: Path, case: str) -> No
         for rel, text in files.items():
             (root / rel).parent.mkdir(parents=True, exist_ok=True)
             (root / rel).write_text(text, encoding="utf-8")
-        assert run_cli("render", str(root)).returncode == 0
+        assert run("render", str(root)).returncode == 0
         _commit(root, name)
     git(root, "checkout", "-q", "leaky")
     git(root, "merge", "-q", "--no-edit", "other")
     assert git(root, "diff", "--name-only", "--diff-filter=U").split()  # in a merge, with conflicts
     before = _files(root)
-    proc = run_cli("resolve", str(root), "--commit")
+    proc = run("resolve", str(root), "--commit")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     after = _files(root)
     assert "resolve: resolved" in proc.stdout and git(root, "status", "--porcelain") == ""

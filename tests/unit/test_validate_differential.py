@@ -207,14 +207,15 @@ def test_batch_runner_answers_like_the_cli(tmp_path: Path) -> None:
 
 
 def test_reference_batch_answers_like_single_runs(ref_venv: Path, tmp_path: Path) -> None:
-    """One reference process judges many shelves; no state may carry over between them."""
+    """One reference process judges many shelves (and stays up for every later call): no state may
+    carry over between them, so its answers are those of a process of their own per shelf."""
     roots = []
     for name in ("digest-we", "secret-aws-in-body", "tags-scalar"):
         root = generate_shelf(tmp_path / name, seed=4, episodes=24, archive=2).root
         MUTATIONS[name](root, random.Random(4))
         roots.append(root)
     batch = refs.judge([roots[0], *roots, roots[0]])
-    singles = [refs.judge([r])[0] for r in roots]
+    singles = [refs.judge([r], fresh=True)[0] for r in roots]
     assert [(v.validate, v.doctor) for v in batch[1:4]] == [(v.validate, v.doctor) for v in singles]
     assert (batch[0].validate, batch[0].doctor) == (batch[4].validate, batch[4].doctor)
     assert all(v.fails for v in singles)
