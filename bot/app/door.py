@@ -123,7 +123,8 @@ def run_with(route: Route, *, key: str, port: GitHubPort, reporter: AppReporter,
     with checkout as root:
         workspace = Workspace(root=root, remote_url=remote, token=token)
         job = Job(route.event, port, reporter, workspace,
-                  sinks=[StickySink(port, reporter.clean), check, ReviewSink(port, reporter.clean)])
+                  sinks=[StickySink(port, reporter.clean), check, ReviewSink(port, reporter.clean)],
+                  cache=stores.episode_cache() if stores is not None else None)
         if route.event.kind in STARTED_BY_THE_DOOR and head:
             check.start(head)
         try:

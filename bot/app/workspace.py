@@ -4,9 +4,12 @@ Without a data directory it is a fresh shallow clone of that one commit. With on
 per-repository object store under `<data-dir>/git/<owner>/<name>.git` (`ObjectStores`): a job
 fetches the commit and its trees into it (`--filter=blob:none`), and its checkout — a worktree of
 the store — fetches only the blobs the store lacks, so a pull request or a render after a merge
-downloads what is new, not the shelf. A lock per repository serializes fetches (`fetch.lock`)
-while jobs share the store (`use.lock`, held shared during a job); the stores are bounded in
-size together, the least recently used evicted first (a store in use is never evicted).
+downloads what is new, not the shelf. The store's lock (`LocalRepo.locked`, in the store) is
+taken by every fetch into it, the door's and those a job makes from inside its worktree (a render
+fetches the latest main), so no two write its shallow file at once; jobs share the store
+(`<name>.use.lock` beside it, held shared during a job); the stores are bounded in size together,
+the least recently used evicted first (a store in use is never evicted). The episode cache lives
+beside the stores (`<data-dir>/cache`).
 
 The token travels in git's `http.<url>.extraheader` through the environment (LocalRepo's
 remote calls), never in a URL or an argument.
@@ -23,6 +26,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit
+
+from memshelf_render.cache import EpisodeCache
 
 from ..gitlocal import EOO, LocalRepo
 
@@ -75,6 +80,10 @@ class ObjectStores:
     def __init__(self, root: Path, bound: int = DEFAULT_BOUND) -> None:
         self.root, self.bound = root, bound
 
+    def episode_cache(self) -> EpisodeCache:
+        """The episode cache of the jobs that use these stores: beside them, in the data directory."""
+        return EpisodeCache(self.root.parent / "cache")
+
     def store_of(self, repository: str) -> Path:
         if not REPOSITORY.fullmatch(repository) or ".." in repository:
             raise ValueError(f"not a repository name: {repository!r}")
@@ -94,15 +103,15 @@ class ObjectStores:
         tree = scratch / "tree"
         try:
             with _locked(store.with_suffix(".use.lock"), fcntl.LOCK_SH):
-                with _locked(store.with_suffix(".fetch.lock"), fcntl.LOCK_EX):
-                    repo = LocalRepo.kept(store, remote, token)
+                repo = LocalRepo.kept(store, remote, token)
+                with repo.locked():
                     repo.fetch_blobless(sha)
                     repo.tidy()
                     repo.git("worktree", "add", "--quiet", "--detach", EOO, str(tree), sha)
                 try:
                     yield tree
                 finally:
-                    with _locked(store.with_suffix(".fetch.lock"), fcntl.LOCK_EX):
+                    with repo.locked():
                         repo.run("worktree", "remove", "--force", str(tree))
                 os.utime(store.with_suffix(".use.lock"))
         finally:
@@ -119,7 +128,8 @@ class ObjectStores:
         return sorted(out)
 
     def evict(self) -> list[Path]:
-        """Delete the least recently used stores not in use until all fit the bound; the evicted."""
+        """Delete the least recently used stores not in use until all fit the bound; the evicted.
+        A store no job uses has no fetch under way either: every fetch into it runs in a job."""
         stores = self.sizes()
         total = sum(size for _, size, _ in stores)
         evicted = []
@@ -127,8 +137,7 @@ class ObjectStores:
             if total <= self.bound:
                 break
             try:
-                with _locked(store.with_suffix(".use.lock"), fcntl.LOCK_EX | fcntl.LOCK_NB), \
-                        _locked(store.with_suffix(".fetch.lock"), fcntl.LOCK_EX | fcntl.LOCK_NB):
+                with _locked(store.with_suffix(".use.lock"), fcntl.LOCK_EX | fcntl.LOCK_NB):
                     shutil.rmtree(store, ignore_errors=True)
             except BlockingIOError:
                 continue  # in use: kept this time
