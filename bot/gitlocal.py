@@ -151,13 +151,15 @@ class LocalRepo:
             if sum(1 for _ in (self.common_dir() / "objects" / "pack").glob("*.pack")) > packs:
                 self.git("repack", "-a", "-d", "-q")
 
-    def run(self, *args: str, remote: bool = False, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
+    def run(self, *args: str, remote: bool = False, cwd: Path | None = None,
+            stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
         """git with this repository's environment (the token only for `remote` commands); never raises."""
         env = _env(self._auth() if remote or self.lazy else {})
-        return subprocess.run(["git", *args], cwd=cwd or self.path, capture_output=True, env=env, check=False)
+        return subprocess.run(["git", *args], cwd=cwd or self.path, capture_output=True, env=env, check=False,
+                              input=stdin)
 
-    def git(self, *args: str, remote: bool = False, cwd: Path | None = None) -> str:
-        proc = self.run(*args, remote=remote, cwd=cwd)
+    def git(self, *args: str, remote: bool = False, cwd: Path | None = None, stdin: bytes | None = None) -> str:
+        proc = self.run(*args, remote=remote, cwd=cwd, stdin=stdin)
         if proc.returncode != 0:
             raise GitFailed(f"git {args[0]} failed: {self.error_text(proc)}")
         return proc.stdout.decode("utf-8", "surrogateescape")
@@ -255,6 +257,33 @@ class LocalRepo:
                 meta, _, path = record.partition("\t")
                 modes[path] = meta.split()[0]
         return modes
+
+    def unfilled(self) -> bool:
+        """Whether this is a checkout made without its files (the door's worktree for a pull
+        request's check, `--no-checkout`): a commit checked out, nothing in the index yet."""
+        return not self.scratch and self.head() is not None and not self.git("ls-files", "-z")
+
+    def blobs(self, sha: str, under: str = "") -> dict[str, tuple[str, str]]:
+        """Every file of commit `sha` (below `under`, a repository path; '' = all): repository
+        path -> (git mode, blob id). Read from the trees alone, so no blob is fetched."""
+        listing = self.git("ls-tree", "-r", "-z", "--full-tree", EOO, sha, *(["--", under] if under else []))
+        found = {}
+        for record in listing.split("\0"):
+            if record:
+                meta, _, path = record.partition("\t")
+                mode, kind, oid = meta.split()
+                if kind == "blob":
+                    found[path] = (mode, oid)
+        return found
+
+    def check_out(self, sha: str, paths: list[str]) -> None:
+        """Write repository `paths` of commit `sha` into this checkout (a partial clone fetches
+        the blobs it lacks in one batch). The paths travel on stdin, each taken literally."""
+        if not SHA.fullmatch(sha):  # checkout takes no --end-of-options beside a pathspec file
+            raise GitFailed(f"not a commit id: {sha[:80]!r}")
+        if paths:
+            self.git("--literal-pathspecs", "checkout", "--quiet", "--pathspec-from-file=-", "--pathspec-file-nul",
+                     sha, stdin=b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in paths))
 
     def close(self) -> None:
         if self.scratch:

@@ -118,7 +118,8 @@ def run_with(route: Route, *, key: str, port: GitHubPort, reporter: AppReporter,
     """The flow behind the App's door, on `port` (the adapter; the recording fake in tests)."""
     check = CheckRunSink(port, reporter.clean, external_id=key)
     head = check_head(route)
-    checkout = (stores.checkout(route.repository, remote, token, commit_of(route)) if stores is not None
+    checkout = (stores.checkout(route.repository, remote, token, commit_of(route),
+                                files=route.flow is not FlowName.CHECK_PR) if stores is not None
                 else clone_of(remote, token, commit_of(route)))
     with checkout as root:
         workspace = Workspace(root=root, remote_url=remote, token=token)

@@ -90,9 +90,12 @@ class ObjectStores:
         return self.root / f"{repository}.git"
 
     @contextmanager
-    def checkout(self, repository: str, remote: str, token: str, sha: str | None) -> Iterator[Path]:
+    def checkout(self, repository: str, remote: str, token: str, sha: str | None, *,
+                 files: bool = True) -> Iterator[Path]:
         """A worktree of `sha` from `repository`'s store (an empty directory when there is no
-        commit); the stores are brought within the bound afterwards."""
+        commit); the stores are brought within the bound afterwards. Without `files` the
+        worktree is made without them (`--no-checkout`): a pull request's check writes the
+        files it reads itself, so the store fetches no other blob."""
         if not sha:
             with clone_of(remote, token, None) as root:
                 yield root
@@ -107,7 +110,8 @@ class ObjectStores:
                 with repo.locked():
                     repo.fetch_blobless(sha)
                     repo.tidy()
-                    repo.git("worktree", "add", "--quiet", "--detach", EOO, str(tree), sha)
+                    repo.git("worktree", "add", "--quiet", "--detach", *([] if files else ["--no-checkout"]), EOO,
+                             str(tree), sha)
                 try:
                     yield tree
                 finally:

@@ -20,6 +20,7 @@ from ..basepolicy import BasePolicy
 from ..events import Event, EventKind
 from ..job import Job, settings_from_bytes
 from ..port import PR_FILES_CAP, EntryType, GitHubPort, PullState
+from .head_files import fill, head_rows
 from .publish import config_error, publish_check
 from .registry import FlowName, On, flow
 from .result import FlowOutcome, FlowResult, nothing_to_do
@@ -32,15 +33,21 @@ def names_a_pull(event: Event) -> bool:
     return event.pr_number is not None
 
 
-def base_episode_ids(port: GitHubPort, shelf: Shelf, base_sha: str, prefix: str) -> set[str]:
-    """Ids (file stems) of every episode on the base, docs and archive, from its git tree."""
-    ids = set()
+def base_episodes(port: GitHubPort, shelf: Shelf, base_sha: str, prefix: str) -> dict[str, str]:
+    """Every episode on the base, docs and archive, from its git tree: shelf-relative path ->
+    blob id (its id is the file stem)."""
+    found = {}
     for root in (shelf.docs_root, shelf.archive_docs_root):
         for item in port.tree(base_sha, repo_path(root, prefix), recursive=True) or ():
             rel = f"{root}/{item.path}"
             if item.type is EntryType.BLOB and is_episode_path(shelf, rel):
-                ids.add(stem(rel))
-    return ids
+                found[rel] = item.sha
+    return found
+
+
+def base_episode_ids(port: GitHubPort, shelf: Shelf, base_sha: str, prefix: str) -> set[str]:
+    """Ids (file stems) of every episode on the base, docs and archive."""
+    return {stem(path) for path in base_episodes(port, shelf, base_sha, prefix)}
 
 
 def base_settings(job: Job, base_sha: str, base: str) -> Settings:
@@ -92,6 +99,9 @@ def run(job: Job, *, rules: bool = True, pull_number: int | None = None, head_sh
     title = f"pull request #{number}"
     files = listed.files
     with job.workspace.local.checkout_of(head_sha) as (tree, commit):
+        local = job.workspace.local
+        stand_ins = (fill(local, tree / job.workspace.shelf_path, commit, job.prefix, {f.path for f in files})
+                     if tree == local.path and local.unfilled() else None)
         policy = BasePolicy.read(port, base_sha, job.prefix)
         shelf, problems = job.load(tree, settings=settings, policy_text=policy.patterns)
         if shelf is None:
@@ -99,7 +109,8 @@ def run(job: Job, *, rules: bool = True, pull_number: int | None = None, head_sh
                                  pr_number=number, files=len(files), changed=files)
         modes = job.workspace.local.modes(commit, [f.path for f in files if f.status != "removed"])
         changes = changes_from_files([(f.status, f.path, f.previous_path) for f in files], job.prefix, modes)
-        outcome = check(policy.governed(shelf), changes, base_ids=base_episode_ids(port, shelf, base_sha, job.prefix),
+        base = base_episodes(port, shelf, base_sha, job.prefix)
+        outcome = check(policy.governed(shelf), changes, base_ids={stem(path) for path in base},
                         strict=shelf.settings.strict, head=shelf)
         if not rules:
             guard = outcome.guard
@@ -107,8 +118,10 @@ def run(job: Job, *, rules: bool = True, pull_number: int | None = None, head_sh
                               guard=guard)
             title += " (guard)"
         else:
-            add_rows(outcome, shelf, text_at(port, base_sha, repo_path(shelf.index_path, job.prefix)),
-                     text_at(port, base_sha, repo_path(shelf.ledger_path, job.prefix)))
+            base_ledger = text_at(port, base_sha, repo_path(shelf.ledger_path, job.prefix))
+            rows = None if stand_ins is None else head_rows(job, shelf, stand_ins, base_sha, base, base_ledger)
+            add_rows(outcome, shelf, text_at(port, base_sha, repo_path(shelf.index_path, job.prefix)), base_ledger,
+                     rows)
         outcome.notes += notes
         return publish_check(job, outcome, shelf, title=title, head_sha=head_sha, pr_number=number,
                              files=len(files), changed=files)

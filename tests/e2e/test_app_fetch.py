@@ -88,30 +88,62 @@ def check_summary(sb: Sandbox, sha: str, external_id: str) -> tuple[Any, ...]:
     return run.conclusion, run.output.title, run.output.summary, run.output.text, run.output.annotations_count
 
 
-def test_a_pull_request_check_fetches_only_what_is_new(big_app: Any, tmp_path: Path) -> None:
+def test_a_pull_request_check_fetches_what_it_reads(big_app: Any, tmp_path: Path) -> None:
+    """The first check of a repository (an empty store, an empty cache) fetches the head's trees
+    and the blobs it reads, not the episodes it leaves alone; the next fetches what is new; both
+    give exactly what a full clone gives."""
     sb, config, tokens, installation = big_app
     full = shallow_clone_bytes(sb, tmp_path / "full")
     data = tmp_path / "data"
 
-    warm = pull_route(sb, installation, "shelve/first", {"docs/topics/2026-09-22-first.md":
-                                                         episode("2026-09-22-first", title="First")})
+    first = pull_route(sb, installation, "shelve/first", {"docs/topics/2026-09-22-first.md":
+                                                          episode("2026-09-22-first", title="First")})
     before = len(sb.calls)
-    run_route(warm, key="first:1", config=config, tokens=tokens, login=BOT, data_dir=data)
-    cold = git_bytes(sb, before)
-    assert cold > full / 2  # the first job of a repository fills its store: about a shallow clone
+    cold = run_route(first, key="first:1", config=config, tokens=tokens, login=BOT, data_dir=data)
+    cold_bytes = git_bytes(sb, before)
+    assert 0 < cold_bytes <= 0.25 * full, (cold_bytes, full)
+    assert_same_as_a_full_clone(sb, config, tokens, first, cold, "first")
 
     routed = pull_route(sb, installation, "shelve/ups", {NEW: episode("2026-09-23-new-ups", title="New UPS")})
     before = len(sb.calls)
     kept = run_route(routed, key="ups:1", config=config, tokens=tokens, login=BOT, data_dir=data)
     fetched = git_bytes(sb, before)
     assert 0 < fetched <= 0.05 * full, (fetched, full)
-
-    fresh = run_route(routed, key="ups:2", config=config, tokens=tokens, login=BOT)  # a fresh clone
-    assert kept.episodes == fresh.episodes and kept.episodes is not None
-    assert replace(kept, posted=()) == replace(fresh, posted=())  # every field but the sinks' links
-    head = routed.event.head_sha
-    assert check_summary(sb, head, "ups:1") == check_summary(sb, head, "ups:2")
+    assert_same_as_a_full_clone(sb, config, tokens, routed, kept, "ups")
     assert not list((data / "git").glob("*/*.git/worktrees/*")), "a job's worktree was left in the store"
+
+
+def assert_same_as_a_full_clone(sb: Sandbox, config: AppConfig, tokens: InstallationTokens, routed: Route,
+                                result: Any, key: str) -> None:
+    """The check `result` (check run `<key>:1`) is what the same check on a fresh clone gives."""
+    fresh = run_route(routed, key=f"{key}:2", config=config, tokens=tokens, login=BOT)
+    assert result.episodes == fresh.episodes and result.episodes is not None
+    assert replace(result, posted=()) == replace(fresh, posted=())  # every field but the sinks' links
+    head = routed.event.head_sha
+    assert check_summary(sb, head, f"{key}:1") == check_summary(sb, head, f"{key}:2")
+
+
+def test_a_check_of_a_branch_main_moved_past_reads_what_main_changed(big_app: Any, tmp_path: Path) -> None:
+    """Episodes main changed after the branch was cut are the head's own, not the base's: read,
+    not taken from the base's derived files. A stale derived file of the base leaves the rows
+    of the episodes it lists to be parsed too. Same result as a full clone."""
+    sb, config, tokens, installation = big_app
+    data = tmp_path / "data"
+    main = sb.store.ref("refs/heads/main")
+    listing = sb.store.out("ls-tree", "-r", "--name-only", main, "docs/topics/").split()
+    episodes = [path for path in listing if path.endswith(".md")]
+    changed_on_main, renamed_title = episodes[3], episodes[5]
+    sha = branch_with(sb, "shelve/late", {"docs/topics/2026-09-24-late.md": episode("2026-09-24-late",
+                                                                                     title="Late")})
+    branch_with(sb, "main", {changed_on_main: episode(changed_on_main.rsplit("/", 1)[1][:-3], title="Changed on main"),
+                             renamed_title: episode(renamed_title.rsplit("/", 1)[1][:-3], title="Retitled")})
+    pull = sb.github().get_repo(sb.full_name).create_pull(title="late", body="", head="shelve/late", base="main")
+    payload = pull_request_event(sb, pull.number)
+    payload["installation"] = {"id": installation, "node_id": "MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uMQ=="}
+    routed = Route.from_json(route(Event.from_payload("pull_request", payload)).to_json())
+    assert routed.event.head_sha == sha
+    result = run_route(routed, key="late:1", config=config, tokens=tokens, login=BOT, data_dir=data)
+    assert_same_as_a_full_clone(sb, config, tokens, routed, result, "late")
 
 
 def test_stores_over_the_bound_lose_the_least_recently_used_not_one_in_use(tmp_path: Path) -> None:
