@@ -276,6 +276,15 @@ class LocalRepo:
                     found[path] = (mode, oid)
         return found
 
+    def read_blob(self, oid: str) -> bytes:
+        """A blob's bytes by its id (a partial clone fetches it when it lacks it)."""
+        if not SHA.fullmatch(oid):
+            raise GitFailed(f"not an object id: {oid[:80]!r}")
+        proc = self.run("cat-file", "blob", oid)
+        if proc.returncode != 0:
+            raise GitFailed(f"git cat-file failed: {self.error_text(proc)}")
+        return proc.stdout
+
     def check_out(self, sha: str, paths: list[str]) -> None:
         """Write repository `paths` of commit `sha` into this checkout (a partial clone fetches
         the blobs it lacks in one batch). The paths travel on stdin, each taken literally."""

@@ -33,7 +33,7 @@ from memshelf_render.shelf import MANIFEST, Shelf, load_shelf
 
 from ..gitlocal import LocalRepo
 from ..job import Job
-from ..port import GitHubPort
+from .base_files import BaseFiles
 
 REGULAR = ("100644", "100755")
 
@@ -82,18 +82,18 @@ def folders(rel: str) -> list[str]:
     return ["/".join(parts[:i]) for i in range(1, len(parts) + 1)]
 
 
-def head_rows(job: Job, shelf: Shelf, stand_ins: StandIns, base_sha: str, base_blobs: dict[str, str],
+def head_rows(job: Job, shelf: Shelf, stand_ins: StandIns, base: BaseFiles, base_blobs: dict[str, str],
               base_ledger: str) -> tuple[list[Record], list[tuple[str, str]]]:
     """The head's rows as `collect` gives them, the stand-ins' without their bytes where they
     can be had so (see the module's docstring); the rest parsed from their files."""
-    prefix, port, local = job.prefix, job.port, job.workspace.local
+    prefix, local = job.prefix, job.workspace.local
     missing = {ref.path: ref for ref in shelf.layout.episodes if ref.path in stand_ins.blobs}
     rows = {} if job.cache is None else cached_rows(shelf, job.cache, {
         path: bytes.fromhex(stand_ins.blobs[path]) for path in missing})
     same = [ref for path, ref in missing.items() if path not in rows and base_blobs.get(path) == stand_ins.blobs[path]]
     if same:
         roots = {(ref.archived, ref.category) for ref in same}
-        metas = {meta: text_or_none(port, base_sha, repo_path(meta, prefix)) for meta in (
+        metas = {meta: base.text(meta) for meta in (
             f"{shelf.archive_docs_root if archived else shelf.docs_root}/{category}/{META_NAME}"
             for archived, category in sorted(roots))}
         rows.update(rows_from_derived(shelf, same, base_ledger, metas))
@@ -104,7 +104,3 @@ def head_rows(job: Job, shelf: Shelf, stand_ins: StandIns, base_sha: str, base_b
     return gather(rows[ref.path] if ref.path in rows else row_of(shelf.parse_episode(ref, upto_digest=True))
                   for ref in shelf.layout.episodes)
 
-
-def text_or_none(port: GitHubPort, commit: str, path: str) -> str | None:
-    data = port.file_at(commit, path)
-    return None if data is None else data.decode("utf-8", errors="replace")

@@ -12,14 +12,15 @@ nor add a pattern that hangs the check). A changed policy is validated, and appl
 from __future__ import annotations
 
 from memshelf_render.check import Outcome, Verdict, add_rows, changes_from_files, check, repo_path
-from memshelf_render.guard import is_episode_path, stem
+from memshelf_render.guard import stem
 from memshelf_render.shelf import SETTINGS, Settings, Shelf
 from memshelf_render.validate import Report
 
 from ..basepolicy import BasePolicy
 from ..events import Event, EventKind
 from ..job import Job, settings_from_bytes
-from ..port import PR_FILES_CAP, EntryType, GitHubPort, PullState
+from ..port import PR_FILES_CAP, GitHubPort, PullState
+from .base_files import BaseFiles
 from .head_files import fill, head_rows
 from .publish import config_error, publish_check
 from .registry import FlowName, On, flow
@@ -33,21 +34,9 @@ def names_a_pull(event: Event) -> bool:
     return event.pr_number is not None
 
 
-def base_episodes(port: GitHubPort, shelf: Shelf, base_sha: str, prefix: str) -> dict[str, str]:
-    """Every episode on the base, docs and archive, from its git tree: shelf-relative path ->
-    blob id (its id is the file stem)."""
-    found = {}
-    for root in (shelf.docs_root, shelf.archive_docs_root):
-        for item in port.tree(base_sha, repo_path(root, prefix), recursive=True) or ():
-            rel = f"{root}/{item.path}"
-            if item.type is EntryType.BLOB and is_episode_path(shelf, rel):
-                found[rel] = item.sha
-    return found
-
-
 def base_episode_ids(port: GitHubPort, shelf: Shelf, base_sha: str, prefix: str) -> set[str]:
-    """Ids (file stems) of every episode on the base, docs and archive."""
-    return {stem(path) for path in base_episodes(port, shelf, base_sha, prefix)}
+    """Ids (file stems) of every episode on the base, docs and archive, from its git tree."""
+    return {stem(path) for path in BaseFiles(port, base_sha, prefix).episodes(shelf)}
 
 
 def base_settings(job: Job, base_sha: str, base: str) -> Settings:
@@ -109,7 +98,8 @@ def run(job: Job, *, rules: bool = True, pull_number: int | None = None, head_sh
                                  pr_number=number, files=len(files), changed=files)
         modes = job.workspace.local.modes(commit, [f.path for f in files if f.status != "removed"])
         changes = changes_from_files([(f.status, f.path, f.previous_path) for f in files], job.prefix, modes)
-        base = base_episodes(port, shelf, base_sha, job.prefix)
+        base_files = BaseFiles(port, base_sha, job.prefix, local if stand_ins is not None else None)
+        base = base_files.episodes(shelf)
         outcome = check(policy.governed(shelf), changes, base_ids={stem(path) for path in base},
                         strict=shelf.settings.strict, head=shelf)
         if not rules:
@@ -118,10 +108,9 @@ def run(job: Job, *, rules: bool = True, pull_number: int | None = None, head_sh
                               guard=guard)
             title += " (guard)"
         else:
-            base_ledger = text_at(port, base_sha, repo_path(shelf.ledger_path, job.prefix))
-            rows = None if stand_ins is None else head_rows(job, shelf, stand_ins, base_sha, base, base_ledger)
-            add_rows(outcome, shelf, text_at(port, base_sha, repo_path(shelf.index_path, job.prefix)), base_ledger,
-                     rows)
+            base_ledger = base_files.text(shelf.ledger_path) or ""
+            rows = None if stand_ins is None else head_rows(job, shelf, stand_ins, base_files, base, base_ledger)
+            add_rows(outcome, shelf, base_files.text(shelf.index_path) or "", base_ledger, rows)
         outcome.notes += notes
         return publish_check(job, outcome, shelf, title=title, head_sha=head_sha, pr_number=number,
                              files=len(files), changed=files)
