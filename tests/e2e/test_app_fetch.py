@@ -20,6 +20,7 @@ from bot.app.workspace import ObjectStores
 from bot.events import Event
 from bot.gitlocal import GitFailed, LocalRepo
 from bot.router import FlowName, Route, route
+from memshelf_render.cache import EpisodeCache
 from memshelf_render.render import render_shelf
 from memshelf_render.shelf import load_shelf
 from memshelf_sandbox import Sandbox, seed_bare_repo
@@ -227,3 +228,26 @@ def new_blob_bytes(sb: Sandbox, old: str, new: str) -> int:
     changed = sb.store.out("diff-tree", "-r", "--no-renames", "--no-abbrev", old, new).splitlines()
     blobs = {line.split()[3] for line in changed if line.startswith(":") and not line.split()[3].startswith("0000")}
     return sum(int(sb.store.out("cat-file", "-s", blob)) for blob in blobs)
+
+
+def test_a_check_takes_the_rows_the_cache_holds_by_blob_id(big_app: Any, tmp_path: Path) -> None:
+    """An episode main changed without a render since (its row in main's ledger is stale): a
+    check on an empty store takes its row from the episode cache a render left, by the blob id
+    the head's tree gives, not from the stale ledger; same result as a full clone."""
+    sb, config, tokens, installation = big_app
+    data = tmp_path / "data"
+    main = sb.store.ref("refs/heads/main")
+    edited = [p for p in sb.store.out("ls-tree", "-r", "--name-only", main, "docs/topics/").split()
+              if p.endswith(".md")][7]
+    stem = edited.rsplit("/", 1)[1][:-3]
+    branch_with(sb, "main", {edited: episode(stem, title="Edited on main, not rendered yet")})
+    checkout = tmp_path / "main"
+    subprocess.run(["git", "-c", "credential.helper=", "clone", "--quiet", "--depth=1", sb.git_url("ghs_agent"),
+                    str(checkout)], check=True, capture_output=True)
+    shelf, problems = load_shelf(checkout)
+    assert shelf is not None, problems
+    render_shelf(shelf, check=True, cache=EpisodeCache(data / "cache"))  # what a render leaves beside the stores
+    routed = pull_route(sb, installation, "shelve/cached", {"docs/topics/2026-09-25-cached.md":
+                                                            episode("2026-09-25-cached", title="Cached")})
+    result = run_route(routed, key="cached:1", config=config, tokens=tokens, login=BOT, data_dir=data)
+    assert_same_as_a_full_clone(sb, config, tokens, routed, result, "cached")
