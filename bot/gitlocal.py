@@ -263,17 +263,17 @@ class LocalRepo:
         request's check, `--no-checkout`): a commit checked out, nothing in the index yet."""
         return not self.scratch and self.head() is not None and not self.git("ls-files", "-z")
 
-    def blobs(self, sha: str, under: str = "") -> dict[str, tuple[str, str]]:
-        """Every file of commit `sha` (below `under`, a repository path; '' = all): repository
-        path -> (git mode, blob id). Read from the trees alone, so no blob is fetched."""
+    def files(self, sha: str, under: str = "") -> dict[str, tuple[str, str]]:
+        """Every entry of commit `sha` but its trees (files, links, submodules), below `under`
+        (a repository path; '' = all): repository path -> (git mode, object id). Read from the
+        trees alone, so no blob is fetched."""
         listing = self.git("ls-tree", "-r", "-z", "--full-tree", EOO, sha, *(["--", under] if under else []))
         found = {}
         for record in listing.split("\0"):
             if record:
                 meta, _, path = record.partition("\t")
-                mode, kind, oid = meta.split()
-                if kind == "blob":
-                    found[path] = (mode, oid)
+                mode, _kind, oid = meta.split()
+                found[path] = (mode, oid)
         return found
 
     def read_blob(self, oid: str) -> bytes:

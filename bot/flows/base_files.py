@@ -16,6 +16,8 @@ from memshelf_render.shelf import Shelf
 from ..gitlocal import LocalRepo
 from ..port import EntryType, GitHubPort
 
+SUBMODULE = "160000"
+
 
 @dataclass
 class BaseFiles:
@@ -29,7 +31,7 @@ class BaseFiles:
         assert self.local is not None
         if self._listed is None:
             self.local.fetch(self.commit)
-            self._listed = self.local.blobs(self.commit, self.prefix)
+            self._listed = self.local.files(self.commit, self.prefix)
         return self._listed
 
     def episodes(self, shelf: Shelf) -> dict[str, str]:
@@ -37,9 +39,9 @@ class BaseFiles:
         is the file stem)."""
         found = {}
         if self.local is not None:
-            for path, (_mode, oid) in self._listing().items():
+            for path, (mode, oid) in self._listing().items():
                 rel = shelf_relative(path, self.prefix)
-                if is_episode_path(shelf, rel):
+                if mode != SUBMODULE and is_episode_path(shelf, rel):  # the API's blobs: files and links
                     found[rel] = oid
             return found
         for root in (shelf.docs_root, shelf.archive_docs_root):

@@ -49,8 +49,9 @@ class StandIns:
 def fill(local: LocalRepo, shelf_root: Path, commit: str, prefix: str, changed: set[str]) -> StandIns | None:
     """Write the files of `commit` a check reads into the checkout `local` made without them,
     the other episodes as empty stand-ins (`changed`: the pull request's repository paths).
-    None when the files were all written (the shelf has no manifest to say which are episodes)."""
-    listed = local.blobs(commit, prefix)
+    None when every file was written: the shelf has no manifest to say which are episodes, or
+    a stand-in would lie past a link (git writes links; nothing is written through one)."""
+    listed = local.files(commit, prefix)
     manifest = repo_path(MANIFEST, prefix)
     local.check_out(commit, [manifest] if manifest in listed else [])
     shelf, _ = load_shelf(shelf_root)
@@ -67,10 +68,10 @@ def fill(local: LocalRepo, shelf_root: Path, commit: str, prefix: str, changed: 
         else:
             wanted.append(path)
     local.check_out(commit, wanted)
+    if any(paths.problem(shelf_root, rel) is not None for rel in empty):  # a link on the way: follow none
+        local.check_out(commit, list(listed))
+        return None
     for rel in empty:
-        if paths.problem(shelf_root, rel) is not None:  # a link on the way: write nothing past it
-            local.check_out(commit, list(listed))
-            return None
         os.makedirs(os.path.dirname(shelf_root / rel), exist_ok=True)
         os.close(os.open(shelf_root / rel, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644))
     return StandIns(commit, empty)
@@ -98,9 +99,7 @@ def head_rows(job: Job, shelf: Shelf, stand_ins: StandIns, base: BaseFiles, base
             for archived, category in sorted(roots))}
         rows.update(rows_from_derived(shelf, same, base_ledger, metas))
     unread = [path for path in missing if path not in rows]
-    for path in unread:
-        os.unlink(shelf.root / path)  # git writes no file over one it does not track
-    local.check_out(stand_ins.commit, [repo_path(path, prefix) for path in unread])
+    local.check_out(stand_ins.commit, [repo_path(path, prefix) for path in unread])  # over their stand-ins
     return gather(rows[ref.path] if ref.path in rows else row_of(shelf.parse_episode(ref, upto_digest=True))
                   for ref in shelf.layout.episodes)
 

@@ -3,7 +3,9 @@ and the feedback (annotations, sticky comment with suggestions, job summary). Ex
 
 The PR is data. Its files come from the API (paged; GitHub lists at most 3,000 and a larger PR
 is said to be unchecked, not passed), their git modes from the head tree, the base's episode ids
-from the base tree. What governs the check comes from the **base** branch, so a PR cannot weaken
+from the base tree. In the App the head is checked out without its files and the check writes
+only those it reads (`head_files`), reading the base through git from the repository's store
+(`base_files`). What governs the check comes from the **base** branch, so a PR cannot weaken
 its own check: the bot's settings (`allow_paths` above all; inputs still override them) and the
 policy (`POLICY.md`, `POLICY.patterns`: a PR cannot delete the patterns that mask its secrets,
 nor add a pattern that hangs the check). A changed policy is validated, and applies after merge.
