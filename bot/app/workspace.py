@@ -17,10 +17,12 @@ remote calls), never in a URL or an argument.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import re
 import shutil
+import stat
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -74,6 +76,17 @@ def _locked(path: Path, how: int) -> Iterator[int]:
         os.close(fd)  # closing drops the lock
 
 
+def _bytes_under(root: Path) -> int:
+    """The size of the regular files under `root` that are still there when looked at."""
+    total = 0
+    for folder, _dirs, names in os.walk(root):
+        for name in names:
+            with contextlib.suppress(FileNotFoundError):
+                st = os.lstat(os.path.join(folder, name))
+                total += st.st_size if stat.S_ISREG(st.st_mode) else 0
+    return total
+
+
 class ObjectStores:
     """The kept object stores of one data directory (`root`), `bound` bytes together."""
 
@@ -123,12 +136,13 @@ class ObjectStores:
         self.evict()
 
     def sizes(self) -> list[tuple[float, int, Path]]:
-        """(last use, bytes, store) of every store, least recently used first."""
+        """(last use, bytes, store) of every store, least recently used first. Other jobs add and
+        remove files meanwhile (worktrees, packs, a store evicted): what vanishes is not counted."""
         out = []
         for lock in self.root.glob("*/*.use.lock"):
             store = lock.with_name(lock.name.removesuffix(".use.lock") + ".git")
-            size = sum(f.stat().st_size for f in store.rglob("*") if f.is_file() and not f.is_symlink())
-            out.append((lock.stat().st_mtime, size, store))
+            with contextlib.suppress(FileNotFoundError):
+                out.append((lock.stat().st_mtime, _bytes_under(store), store))
         return sorted(out)
 
     def evict(self) -> list[Path]:
