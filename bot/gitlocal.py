@@ -291,8 +291,8 @@ class LocalRepo:
         if not SHA.fullmatch(sha):  # checkout takes no --end-of-options beside a pathspec file
             raise GitFailed(f"not a commit id: {sha[:80]!r}")
         if paths:
-            self.git("--literal-pathspecs", "checkout", "--quiet", "--pathspec-from-file=-", "--pathspec-file-nul",
-                     sha, stdin=b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in paths))
+            self.git("checkout", "--quiet", "--pathspec-from-file=-", "--pathspec-file-nul", sha,
+                     stdin=b"".join(b":(literal)" + p.encode("utf-8", "surrogateescape") + b"\0" for p in paths))
 
     def close(self) -> None:
         if self.scratch:

@@ -251,3 +251,28 @@ def test_a_check_takes_the_rows_the_cache_holds_by_blob_id(big_app: Any, tmp_pat
                                                             episode("2026-09-25-cached", title="Cached")})
     result = run_route(routed, key="cached:1", config=config, tokens=tokens, login=BOT, data_dir=data)
     assert_same_as_a_full_clone(sb, config, tokens, routed, result, "cached")
+
+
+def test_a_checkout_without_files_writes_the_paths_named_literally(tmp_path: Path) -> None:
+    """The PR check's seam: a store's worktree made without files lists every entry from the
+    trees alone, and writes exactly the paths it is given — a glob-shaped or odd name is a name."""
+    source = tmp_path / "source"
+    (source / "d").mkdir(parents=True)
+    names = ["d/a*.md", "d/ab.md", "d/line\nbreak.md", "d/:(glob)x.md"]
+    for name in names:
+        (source / name).write_text(f"{name}\n", encoding="utf-8")
+    for args in (("init", "-q"), ("add", "."), ("-c", "user.name=a", "-c", "user.email=a@b", "commit", "-qm", "x"),
+                 ("config", "uploadpack.allowFilter", "true")):
+        subprocess.run(["git", *args], cwd=source, check=True, capture_output=True)
+    sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=source, check=True, capture_output=True,
+                         text=True).stdout.strip()
+    store = LocalRepo.kept(tmp_path / "store.git", f"file://{source}", "")
+    store.fetch_blobless(sha)
+    tree = tmp_path / "tree"
+    store.git("worktree", "add", "--quiet", "--detach", "--no-checkout", str(tree), sha)
+    local = LocalRepo.open(tree, f"file://{source}", "")
+    assert local.lazy and local.unfilled()
+    assert sorted(local.files(sha)) == sorted(names)
+    local.check_out(sha, ["d/a*.md", "d/line\nbreak.md", "d/:(glob)x.md"])
+    assert sorted(p.name for p in (tree / "d").iterdir()) == sorted(["a*.md", "line\nbreak.md", ":(glob)x.md"])
+    assert not local.unfilled()
