@@ -4,12 +4,15 @@
 
 A generated, rendered shelf of `--episodes` episodes is served by the sandbox (the App's
 handshake, git smart HTTP counting the bytes it serves). Measured, each as git bytes served and
-wall time of the whole job (token, API calls, git, the check or render, the check run):
+wall time of the whole job (token, API calls, git, the check or render, the check run), and
+all the bytes the sandbox served for it (the REST API's answers too: the check reads the base's
+INDEX, ledger and `.meta.json` through the API, as it always read the base's INDEX and ledger):
 
 1. a full shallow clone of main (`git clone --depth=1 --no-checkout`), the reference;
 2. the pull request check of one new episode through the App's door with a fresh clone (no data
    directory: what every job cost before the kept stores);
-3. the first job of the repository with a data directory (its store is empty: it fills it);
+3. the first job of the repository with a data directory (its store and its cache are empty:
+   it fetches the head's trees and the blobs the check reads);
 4. the check of the next pull request (one new episode) on the kept store;
 5. a render after a merge, then a render after the next merge, on the kept store.
 """
@@ -42,10 +45,11 @@ from tests.e2e.test_app_fetch import APP_ID, BOT, SLUG, git_bytes, pull_route, p
 from tests.shelfgen import generate_shelf  # noqa: E402
 
 
-def measured(sb: Sandbox, job: Callable[[], Any]) -> tuple[int, float]:
-    before, start = len(sb.calls), time.perf_counter()
+def measured(sb: Sandbox, job: Callable[[], Any]) -> tuple[int, int, float]:
+    """(git bytes served, all bytes served — the REST API's answers too —, wall) of one job."""
+    before, served, start = len(sb.calls), sb.served, time.perf_counter()
     job()
-    return git_bytes(sb, before), time.perf_counter() - start
+    return git_bytes(sb, before), sb.served - served, time.perf_counter() - start
 
 
 def main() -> None:
@@ -53,7 +57,7 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=22)
     args = parser.parse_args()
-    rows: list[tuple[str, int, float]] = []
+    rows: list[tuple[str, int, int, float]] = []
     with tempfile.TemporaryDirectory(prefix="bench-app-fetch-") as tmp:
         work = Path(tmp)
         start = time.perf_counter()
@@ -81,7 +85,8 @@ def main() -> None:
 
             start = time.perf_counter()
             full = shallow_clone_bytes(sb, work / "full")
-            rows.append(("full shallow clone (git clone --depth=1 --no-checkout)", full, time.perf_counter() - start))
+            rows.append(("full shallow clone (git clone --depth=1 --no-checkout)", full, full,
+                         time.perf_counter() - start))
             first = pull_route(sb, installation, "shelve/first", new("2030-01-01-first"))
             rows.append(("PR check, fresh clone (no data dir)", *measured(sb, job(first, "fresh", None))))
             rows.append(("PR check, first job of the store (cold)", *measured(sb, job(first, "cold", data))))
@@ -93,9 +98,10 @@ def main() -> None:
             rows.append(("render after the next merge (kept store)", *measured(sb, job(merged, "render-2", data))))
     print(f"shelf: {args.episodes:,} episodes (+{args.episodes // 20:,} archived), {shelf_bytes / 1e6:.1f} MB "
           f"on disk, made in {made:.0f} s; {platform.machine()}, Python {platform.python_version()}")
-    print("| job | git bytes served | share of a shallow clone | wall |\n|---|---:|---:|---:|")
-    for what, sent, wall in rows:
-        print(f"| {what} | {sent:,} | {100 * sent / full:.2f} % | {wall:.1f} s |")
+    print("| job | git bytes served | share of a shallow clone | all bytes served (API too) | wall |\n"
+          "|---|---:|---:|---:|---:|")
+    for what, sent, served, wall in rows:
+        print(f"| {what} | {sent:,} | {100 * sent / full:.2f} % | {served:,} | {wall:.1f} s |")
     out = ROOT / "bench" / "out"
     out.mkdir(exist_ok=True)
     (out / "app_fetch.json").write_text(json.dumps({"episodes": args.episodes, "rows": rows}, indent=2) + "\n")

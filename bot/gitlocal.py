@@ -10,12 +10,18 @@ point git at another repository or config), and every revision that came from ou
 A kept store (`LocalRepo.kept`: the App's per-repository objects under `--data-dir`) is a blobless
 partial clone: a fetch brings commits and trees only, and a checkout then fetches, in one batch,
 just the blobs it lacks; every call on such a repository carries the token, since any of them may
-fetch a missing blob.
+fetch a missing blob. Jobs share a store, each in a worktree of it, and all of them fetch into the
+store's one `shallow` file: so every fetch that deepens (the job's commit, the latest main a render
+fetches from inside its worktree), the store's configuration and its repacking take the store's
+lock (`LocalRepo.locked`, an flock on `memshelf-bot-fetch.lock` in the store), from whichever
+worktree they run. The blobs a checkout or a read fetches lazily need no lock: such a fetch never
+writes the shallow file, and git adds packs atomically.
 """
 
 from __future__ import annotations
 
 import base64
+import fcntl
 import os
 import re
 import shutil
@@ -23,12 +29,13 @@ import subprocess
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 BOT_NAME, BOT_EMAIL = "github-actions[bot]", "41898282+github-actions[bot]@users.noreply.github.com"
 EOO = "--end-of-options"
 SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+FETCH_LOCK = "memshelf-bot-fetch.lock"  # in a kept store's git directory
 
 
 class GitFailed(RuntimeError):
@@ -44,6 +51,8 @@ class LocalRepo:
     token: str = ""
     scratch: bool = False
     lazy: bool = False  # a partial clone: any call may fetch a missing blob, so each carries the token
+    common: Path | None = None  # the git directory worktrees share (the store), once known
+    _held: int = field(default=0, init=False, repr=False)  # how deep this object holds the lock
 
     @classmethod
     def open(cls, workspace: Path, url: str, token: str) -> LocalRepo:
@@ -77,18 +86,50 @@ class LocalRepo:
     @classmethod
     def kept(cls, path: Path, url: str, token: str) -> LocalRepo:
         """The bare store at `path` (made on first use) whose remote `origin` is `url`, promising
-        the blobs it lacks; worktrees of a crashed job are forgotten."""
-        if not (path / "HEAD").is_file():
-            path.mkdir(parents=True, exist_ok=True)
-            subprocess.run(["git", "init", "--quiet", "--bare", str(path)], capture_output=True, check=True,
-                           env=_env())
-        repo = cls(path, url, token, lazy=True)
-        for key, value in (("core.repositoryformatversion", "1"), ("extensions.partialClone", "origin"),
-                           ("remote.origin.url", url), ("remote.origin.promisor", "true"),
-                           ("remote.origin.partialCloneFilter", "blob:none"), ("gc.auto", "0")):
-            repo.git("config", key, value)
-        repo.git("worktree", "prune")
+        the blobs it lacks; worktrees of a crashed job are forgotten. Made and configured under
+        the store's lock (two jobs' `git config` at once would fail on git's own config lock)."""
+        path.mkdir(parents=True, exist_ok=True)
+        repo = cls(path, url, token, lazy=True, common=path)
+        with repo.locked():
+            if not (path / "HEAD").is_file():
+                subprocess.run(["git", "init", "--quiet", "--bare", str(path)], capture_output=True, check=True,
+                               env=_env())
+            settings = (("core.repositoryformatversion", "1"), ("extensions.partialClone", "origin"),
+                        ("remote.origin.url", url), ("remote.origin.promisor", "true"),
+                        ("remote.origin.partialCloneFilter", "blob:none"), ("gc.auto", "0"))
+            for key, value in settings:
+                repo.git("config", key, value)
+            repo.git("worktree", "prune")
         return repo
+
+    @contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold the store's lock (a repository that is no partial clone needs none: it is the
+        job's own). Re-entrant within this object; another object, or another process, waits."""
+        if not self.lazy or self._held:
+            self._held += 1
+            try:
+                yield
+            finally:
+                self._held -= 1
+            return
+        fd = os.open(self.common_dir() / FETCH_LOCK, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            self._held = 1
+            try:
+                yield
+            finally:
+                self._held = 0
+        finally:
+            os.close(fd)  # closing drops the lock
+
+    def common_dir(self) -> Path:
+        """The git directory this repository's worktrees share (for a kept store, the store)."""
+        if self.common is None:
+            found = self.git("rev-parse", "--path-format=absolute", "--git-common-dir").strip()
+            self.common = Path(found)
+        return self.common
 
     def fetch_blobless(self, sha: str, keep: int = 16) -> None:
         """Commit `sha` and its trees, no blob, from `origin` (a kept store). The last `keep`
@@ -96,25 +137,29 @@ class LocalRepo:
         has, so only then does the remote send just the new objects, trees as deltas."""
         if not SHA.fullmatch(sha):  # it names a ref too: never a refspec of the event's making
             raise GitFailed(f"not a commit id: {sha[:80]!r}")
-        self.git("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--depth=1", "--filter=blob:none",
-                 EOO, "origin", f"+{sha}:refs/kept/{sha}", remote=True)
-        kept = self.git("for-each-ref", "--sort=-committerdate", "--format=%(refname)", "refs/kept/").split()
-        for ref in [r for r in kept if r != f"refs/kept/{sha}"][keep - 1:]:
-            self.git("update-ref", "-d", EOO, ref)
+        with self.locked():
+            self.git("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--depth=1", "--filter=blob:none",
+                     EOO, "origin", f"+{sha}:refs/kept/{sha}", remote=True)
+            kept = self.git("for-each-ref", "--sort=-committerdate", "--format=%(refname)", "refs/kept/").split()
+            for ref in [r for r in kept if r != f"refs/kept/{sha}"][keep - 1:]:
+                self.git("update-ref", "-d", EOO, ref)
 
     def tidy(self, packs: int = 32) -> None:
         """Repack a kept store into one pack once its fetches have left more than `packs` (each
         fetch leaves one); what no kept commit or worktree reaches any more goes."""
-        if sum(1 for _ in (self.path / "objects" / "pack").glob("*.pack")) > packs:
-            self.git("repack", "-a", "-d", "-q")
+        with self.locked():
+            if sum(1 for _ in (self.common_dir() / "objects" / "pack").glob("*.pack")) > packs:
+                self.git("repack", "-a", "-d", "-q")
 
-    def run(self, *args: str, remote: bool = False, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
+    def run(self, *args: str, remote: bool = False, cwd: Path | None = None,
+            stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
         """git with this repository's environment (the token only for `remote` commands); never raises."""
         env = _env(self._auth() if remote or self.lazy else {})
-        return subprocess.run(["git", *args], cwd=cwd or self.path, capture_output=True, env=env, check=False)
+        return subprocess.run(["git", *args], cwd=cwd or self.path, capture_output=True, env=env, check=False,
+                              input=stdin)
 
-    def git(self, *args: str, remote: bool = False, cwd: Path | None = None) -> str:
-        proc = self.run(*args, remote=remote, cwd=cwd)
+    def git(self, *args: str, remote: bool = False, cwd: Path | None = None, stdin: bytes | None = None) -> str:
+        proc = self.run(*args, remote=remote, cwd=cwd, stdin=stdin)
         if proc.returncode != 0:
             raise GitFailed(f"git {args[0]} failed: {self.error_text(proc)}")
         return proc.stdout.decode("utf-8", "surrogateescape")
@@ -187,13 +232,18 @@ class LocalRepo:
 
     @contextmanager
     def worktree(self, sha: str) -> Iterator[Path]:
-        """A detached scratch checkout of `sha`, removed afterwards."""
+        """A detached scratch checkout of `sha`, removed afterwards (each under the store's lock in
+        a kept store's worktree, as the door's own checkout is)."""
         where = Path(tempfile.mkdtemp(prefix="memshelf-bot-tree-")) / "tree"
-        self.git("worktree", "add", "--quiet", "--detach", EOO, str(where), sha)
         try:
-            yield where
+            with self.locked():
+                self.git("worktree", "add", "--quiet", "--detach", EOO, str(where), sha)
+            try:
+                yield where
+            finally:
+                with self.locked():
+                    self.git("worktree", "remove", "--force", str(where))
         finally:
-            self.git("worktree", "remove", "--force", str(where))
             shutil.rmtree(where.parent, ignore_errors=True)
 
     def modes(self, sha: str, paths: list[str]) -> dict[str, str]:
@@ -207,6 +257,42 @@ class LocalRepo:
                 meta, _, path = record.partition("\t")
                 modes[path] = meta.split()[0]
         return modes
+
+    def unfilled(self) -> bool:
+        """Whether this is a checkout made without its files (the door's worktree for a pull
+        request's check, `--no-checkout`): a commit checked out, nothing in the index yet."""
+        return not self.scratch and self.head() is not None and not self.git("ls-files", "-z")
+
+    def files(self, sha: str, under: str = "") -> dict[str, tuple[str, str]]:
+        """Every entry of commit `sha` but its trees (files, links, submodules), below `under`
+        (a repository path; '' = all): repository path -> (git mode, object id). Read from the
+        trees alone, so no blob is fetched."""
+        listing = self.git("ls-tree", "-r", "-z", "--full-tree", EOO, sha, *(["--", under] if under else []))
+        found = {}
+        for record in listing.split("\0"):
+            if record:
+                meta, _, path = record.partition("\t")
+                mode, _kind, oid = meta.split()
+                found[path] = (mode, oid)
+        return found
+
+    def read_blob(self, oid: str) -> bytes:
+        """A blob's bytes by its id (a partial clone fetches it when it lacks it)."""
+        if not SHA.fullmatch(oid):
+            raise GitFailed(f"not an object id: {oid[:80]!r}")
+        proc = self.run("cat-file", "blob", oid)
+        if proc.returncode != 0:
+            raise GitFailed(f"git cat-file failed: {self.error_text(proc)}")
+        return proc.stdout
+
+    def check_out(self, sha: str, paths: list[str]) -> None:
+        """Write repository `paths` of commit `sha` into this checkout (a partial clone fetches
+        the blobs it lacks in one batch). The paths travel on stdin, each taken literally."""
+        if not SHA.fullmatch(sha):  # checkout takes no --end-of-options beside a pathspec file
+            raise GitFailed(f"not a commit id: {sha[:80]!r}")
+        if paths:
+            self.git("checkout", "--quiet", "--pathspec-from-file=-", "--pathspec-file-nul", sha,
+                     stdin=b"".join(b":(literal)" + p.encode("utf-8", "surrogateescape") + b"\0" for p in paths))
 
     def close(self) -> None:
         if self.scratch:

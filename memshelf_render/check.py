@@ -6,18 +6,23 @@ delta). Pure logic: the bot's flows feed it paths and texts, and report what it 
 
 from __future__ import annotations
 
+import json
 import posixpath
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from .derived import META_NAME
 from .findings import Finding
 from .guard import Change, GuardResult, classify
-from .records import collect
+from .records import Record, Row, collect
 from .redact import mask
 from .render import plan
+from .render.cells import CellGuard
+from .render.ledger import HEADER, ledger_row
+from .render.meta import meta_entries
 from .rules.context import Context
 from .rules.structure import policy_checks
-from .shelf import Shelf
+from .shelf import STANDARD_CATEGORIES, EpisodeRef, Shelf
 from .stats import claimed_economy, ledger_rows, tokens
 from .validate import Report, validate_shelf
 
@@ -147,14 +152,18 @@ def _index_share(index_text: str, filename: str) -> int:
     return tokens("".join(line + "\n" for line in index_text.split("\n") if filename in line))
 
 
-def add_rows(outcome: Outcome, shelf: Shelf, base_index: str, base_ledger: str) -> None:
+def add_rows(outcome: Outcome, shelf: Shelf, base_index: str, base_ledger: str,
+             rows: tuple[list[Record], list[tuple[str, str]]] | None = None) -> None:
     """Per changed episode: verdict, counts, digest words and standing-cost delta, measured
-    against the base branch's rendered INDEX and ledger; the shelf's total delta too."""
+    against the base branch's rendered INDEX and ledger; the shelf's total delta too. `rows`:
+    the head's rows as `collect` gives them, gathered by the caller (e.g. without reading the
+    episodes a pull request leaves alone); else every episode is parsed."""
     guard = outcome.guard
     if guard is None:
         return
-    episodes = {ep.path: ep for ep in shelf.episodes}
-    records, _ = collect(shelf.episodes)
+    refs = {ref.path: ref for ref in shelf.layout.episodes}
+    episodes = {path: shelf.parse_episode(refs[path]) for path in guard.changed_episodes if path in refs}
+    records, _ = collect(shelf.episodes) if rows is None else rows
     files, _ = plan(shelf, records, badge=False, draw_chart=False)
     index_bytes = files.get(posixpath.normpath(shelf.index_path))
     head_index = index_bytes.decode("utf-8") if index_bytes else shelf.read_text(shelf.index_path) or ""
@@ -180,3 +189,62 @@ def add_rows(outcome: Outcome, shelf: Shelf, base_index: str, base_ledger: str) 
                      + _index_share(head_index, filename) - _index_share(base_index, filename))
         outcome.rows.append(EpisodeRow(path, ChangeStatus.ADDED if path in guard.added else ChangeStatus.MODIFIED, errors, warnings,
                                        len(digest.split()) if digest else (0 if ep is not None else None), delta))
+
+
+def rows_from_derived(shelf: Shelf, refs: list[EpisodeRef], ledger_text: str,
+                      metas: dict[str, str | None]) -> dict[str, Row]:
+    """The rows of episodes whose bytes are not at hand, taken from derived files rendered from
+    those very bytes (a base branch's ledger and `.meta.json`, for episodes whose blob is the
+    same there; `metas`: shelf-relative `.meta.json` path -> its text, None when absent). Each
+    row is rebuilt from the ledger line whose id is the episode's file stem and from its
+    `.meta.json` entry, and kept only when it renders both back exactly; an episode whose row
+    does not check out (no line, several, a line or an entry that does not round-trip, another
+    category) is left out, for the caller to parse."""
+    lines: dict[str, list[list[str]]] = {}
+    for line in ledger_text.split("\n")[1:]:
+        cells = line.split("\t")
+        if len(cells) == len(HEADER):
+            lines.setdefault(cells[1], []).append(cells)
+    entries = {path: _meta_of(text) for path, text in metas.items()}
+    guard = CellGuard.for_shelf(shelf)
+    found: dict[str, Row] = {}
+    for ref in refs:
+        filename = ref.path.rsplit("/", 1)[-1]
+        same_id = lines.get(filename[:-3], [])
+        root = shelf.archive_docs_root if ref.archived else shelf.docs_root
+        meta = entries.get(f"{root}/{ref.category}/{META_NAME}")
+        if ref.category not in STANDARD_CATEGORIES or len(same_id) != 1 or meta is None:
+            continue
+        rec = _rebuilt(ref, filename, same_id[0], meta.get(filename))
+        if rec is None or ledger_row(rec, guard) != "\t".join(same_id[0]):
+            continue
+        mine = meta_entries([rec], archived=ref.archived, guard=guard).get(ref.category, {})
+        if mine == ({filename: meta[filename]} if filename in meta else {}):
+            found[ref.path] = (ref.path, rec, None)
+    return found
+
+
+def _meta_of(text: str | None) -> dict[str, dict[str, str]] | None:
+    """A `.meta.json`'s entries (none when the file is absent), or None when it is not of the
+    shape a render writes."""
+    if text is None:
+        return {}
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    if type(data) is not dict or not all(
+            type(entry) is dict and set(entry) == {"title", "description"}
+            and all(type(v) is str for v in entry.values()) for entry in data.values()):
+        return None
+    return data
+
+
+def _rebuilt(ref: EpisodeRef, filename: str, cells: list[str], entry: dict[str, str] | None) -> Record | None:
+    date, eid, mode, approx, digest, notes = cells
+    if not (approx.isascii() and approx.isdigit() and digest.isascii() and digest.isdigit()):
+        return None
+    return Record(id=eid, filename=filename, path=ref.path, category=ref.category, archived=ref.archived,
+                  date=date, mode=mode, approx_tokens=int(approx), digest_tokens=int(digest), notes=notes,
+                  display_title=entry["title"] if entry else "", description=entry["description"] if entry else "",
+                  tokens_source="", given_date=date)

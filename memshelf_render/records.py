@@ -222,3 +222,29 @@ class Collecting:
     def cancel(self) -> None:
         if self._pending is not None:
             self._pending.cancel()
+
+
+Row = tuple[str, "Record | None", "str | None"]  # (path, row or None, why skipped), as row_of gives it
+
+
+def gather(rows: Iterable[Row]) -> tuple[list[Record], list[tuple[str, str]]]:
+    """Rows from wherever they came (parsed, cached, taken from derived files) as `collect`
+    orders them: sorted by (date, id), and (path, reason) for each skipped file."""
+    return _gather(rows)
+
+
+def cached_rows(shelf: Shelf, cache: EpisodeCache, blobs: dict[str, bytes]) -> dict[str, Row]:
+    """The rows `cache` holds for episodes known only by path and git blob id (their files need
+    not be on disk: a pull request's check reads ids from the head's trees). An entry whose
+    blob id differs, or that does not decode, is left out: the caller parses that episode."""
+    store = cache.store(shelf, Kind.ROWS)
+    refs = [ref for ref in shelf.layout.episodes if ref.path in blobs]
+    found: dict[str, Row] = {}
+    for ref in refs:
+        entry = store.entries.get(ref.path)
+        if entry is None or entry[0] != blobs[ref.path]:
+            continue
+        row = _decode_row(entry[1])
+        if row is not None:
+            found[ref.path] = next(_rebuild([ref], [row]))
+    return found

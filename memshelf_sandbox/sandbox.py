@@ -85,6 +85,11 @@ class Sandbox:
         return self._server.core.faults
 
     @property
+    def served(self) -> int:
+        """Bytes of every answer's body served so far (REST, git smart HTTP, pages)."""
+        return self._server.served
+
+    @property
     def calls(self) -> list[Call]:
         with self.state.lock:
             return list(self.state.calls)

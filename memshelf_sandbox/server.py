@@ -164,6 +164,7 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(payload)
+            self.server.count_served(len(payload))
 
 
 class SandboxServer(ThreadingHTTPServer):
@@ -173,11 +174,17 @@ class SandboxServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
 
+    def count_served(self, size: int) -> None:
+        with self._served_lock:
+            self.served += size
+
     def __init__(self, bare: Path, name: str, token: str | None = None, port: int = 0,
                  host: str = "127.0.0.1", more: Sequence[tuple[Path, str]] = (), app: App | None = None,
                  log: Path | None = None, webhook: tuple[str, str] | None = None, forks: Sequence[str] = ()) -> None:
         super().__init__((host, port), Handler)
         self.problems = Problems()
+        self.served = 0  # bytes of every answer's body (REST, git, pages), for the benchmarks
+        self._served_lock = threading.Lock()
         self.app: App | None = None
         self.log = CallLog(log) if log is not None else None
         self.deliveries: Deliveries | None = None

@@ -118,12 +118,14 @@ def run_with(route: Route, *, key: str, port: GitHubPort, reporter: AppReporter,
     """The flow behind the App's door, on `port` (the adapter; the recording fake in tests)."""
     check = CheckRunSink(port, reporter.clean, external_id=key)
     head = check_head(route)
-    checkout = (stores.checkout(route.repository, remote, token, commit_of(route)) if stores is not None
+    checkout = (stores.checkout(route.repository, remote, token, commit_of(route),
+                                files=route.flow is not FlowName.CHECK_PR) if stores is not None
                 else clone_of(remote, token, commit_of(route)))
     with checkout as root:
         workspace = Workspace(root=root, remote_url=remote, token=token)
         job = Job(route.event, port, reporter, workspace,
-                  sinks=[StickySink(port, reporter.clean), check, ReviewSink(port, reporter.clean)])
+                  sinks=[StickySink(port, reporter.clean), check, ReviewSink(port, reporter.clean)],
+                  cache=stores.episode_cache() if stores is not None else None)
         if route.event.kind in STARTED_BY_THE_DOOR and head:
             check.start(head)
         try:

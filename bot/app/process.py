@@ -40,38 +40,45 @@ def configure(args: argparse.Namespace, command: str, min_workers: int) -> AppCo
         return None
     try:
         return load_config(os.environ, args.github_url, needs_webhook_secret=command == "serve",
-                           data_dir=args.data_dir or Path(DEFAULT_DATA_DIR))
+                           data_dir=data_dir_of(args))
     except ConfigError as exc:
         print(f"memshelf-bot {command}: {exc}", file=sys.stderr)
         return None
 
 
 def backend_for(args: argparse.Namespace) -> Backend:
-    return open_backend(args.data_dir or Path(DEFAULT_DATA_DIR), args.redis)
+    return open_backend(data_dir_of(args), args.redis)
 
 
 class DoorHandler:
     """The job handler: the App's door runs the routed flow (imported at the first job, in the
     worker that runs it: the door pulls in the adapter and git, which the webhook server never
-    needs). The same key on every run, so a re-run job finds its own check run."""
+    needs). The same key on every run, so a re-run job finds its own check run. Checkouts come
+    from the repositories' object stores kept in `data_dir` (per machine), which fetch only what
+    is new."""
 
-    def __init__(self, config: AppConfig, tokens: InstallationTokens) -> None:
-        self.config, self.tokens = config, tokens
+    def __init__(self, config: AppConfig, tokens: InstallationTokens, data_dir: Path) -> None:
+        self.config, self.tokens, self.data_dir = config, tokens, data_dir
 
     def __call__(self, key: str, route: Route, login: str) -> str:
         from ..flows.result import FlowOutcome
         from .door import run_route
 
-        result = run_route(route, key=key, config=self.config, tokens=self.tokens, login=login)
+        result = run_route(route, key=key, config=self.config, tokens=self.tokens, login=login,
+                           data_dir=self.data_dir)
         detail = f"{route.flow}: {result.outcome}" + (f": {result.detail}" if result.detail else "")
         if result.outcome is FlowOutcome.FAILED:
             raise jobs.FlowFailed(detail)
         return detail
 
 
-def runtime_for(config: AppConfig, backend: Backend) -> jobs.Runtime:
+def data_dir_of(args: argparse.Namespace) -> Path:
+    return args.data_dir or Path(DEFAULT_DATA_DIR)
+
+
+def runtime_for(config: AppConfig, backend: Backend, data_dir: Path) -> jobs.Runtime:
     tokens = InstallationTokens(config)
-    runtime = jobs.Runtime(backend, tokens, DoorHandler(config, tokens))
+    runtime = jobs.Runtime(backend, tokens, DoorHandler(config, tokens, data_dir))
     jobs.register(runtime)
     jobs.install(runtime)
     return runtime

@@ -20,6 +20,7 @@ from .logs import log
 from .process import (
     backend_for,
     configure,
+    data_dir_of,
     requeueing,
     runtime_for,
     start_consumer,
@@ -43,7 +44,7 @@ def cli_main(args: argparse.Namespace) -> int:
         return 2
     logs.setup()
     backend = backend_for(args)
-    runtime = runtime_for(config, backend)
+    runtime = runtime_for(config, backend, data_dir_of(args))
     consumer = start_consumer(runtime, args.workers, args.grace) if args.workers else None
     webhook = create_server(WebhookApp(config.webhook_secret, backend.store, runtime.enqueue, backend.healthy),
                             host=args.host, port=args.port, threads=SERVER_THREADS, ident="memshelf-bot",

@@ -11,6 +11,7 @@ from .logs import log
 from .process import (
     backend_for,
     configure,
+    data_dir_of,
     requeueing,
     runtime_for,
     start_consumer,
@@ -25,7 +26,7 @@ def cli_main(args: argparse.Namespace) -> int:
     if config is None:
         return 2
     logs.setup()
-    runtime = runtime_for(config, backend_for(args))
+    runtime = runtime_for(config, backend_for(args), data_dir_of(args))
     consumer = start_consumer(runtime, args.workers, args.grace)
     with until_signalled() as stop, requeueing(runtime):
         log("working", workers=args.workers, queue="redis" if args.redis else "sqlite")

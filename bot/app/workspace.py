@@ -4,9 +4,12 @@ Without a data directory it is a fresh shallow clone of that one commit. With on
 per-repository object store under `<data-dir>/git/<owner>/<name>.git` (`ObjectStores`): a job
 fetches the commit and its trees into it (`--filter=blob:none`), and its checkout — a worktree of
 the store — fetches only the blobs the store lacks, so a pull request or a render after a merge
-downloads what is new, not the shelf. A lock per repository serializes fetches (`fetch.lock`)
-while jobs share the store (`use.lock`, held shared during a job); the stores are bounded in
-size together, the least recently used evicted first (a store in use is never evicted).
+downloads what is new, not the shelf. The store's lock (`LocalRepo.locked`, in the store) is
+taken by every fetch into it, the door's and those a job makes from inside its worktree (a render
+fetches the latest main), so no two write its shallow file at once; jobs share the store
+(`<name>.use.lock` beside it, held shared during a job); the stores are bounded in size together,
+the least recently used evicted first (a store in use is never evicted). The episode cache lives
+beside the stores (`<data-dir>/cache`).
 
 The token travels in git's `http.<url>.extraheader` through the environment (LocalRepo's
 remote calls), never in a URL or an argument.
@@ -14,15 +17,19 @@ remote calls), never in a URL or an argument.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import re
 import shutil
+import stat
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit
+
+from memshelf_render.cache import EpisodeCache
 
 from ..gitlocal import EOO, LocalRepo
 
@@ -69,11 +76,26 @@ def _locked(path: Path, how: int) -> Iterator[int]:
         os.close(fd)  # closing drops the lock
 
 
+def _bytes_under(root: Path) -> int:
+    """The size of the regular files under `root` that are still there when looked at."""
+    total = 0
+    for folder, _dirs, names in os.walk(root):
+        for name in names:
+            with contextlib.suppress(FileNotFoundError):
+                st = os.lstat(os.path.join(folder, name))
+                total += st.st_size if stat.S_ISREG(st.st_mode) else 0
+    return total
+
+
 class ObjectStores:
     """The kept object stores of one data directory (`root`), `bound` bytes together."""
 
     def __init__(self, root: Path, bound: int = DEFAULT_BOUND) -> None:
         self.root, self.bound = root, bound
+
+    def episode_cache(self) -> EpisodeCache:
+        """The episode cache of the jobs that use these stores: beside them, in the data directory."""
+        return EpisodeCache(self.root.parent / "cache")
 
     def store_of(self, repository: str) -> Path:
         if not REPOSITORY.fullmatch(repository) or ".." in repository:
@@ -81,9 +103,12 @@ class ObjectStores:
         return self.root / f"{repository}.git"
 
     @contextmanager
-    def checkout(self, repository: str, remote: str, token: str, sha: str | None) -> Iterator[Path]:
+    def checkout(self, repository: str, remote: str, token: str, sha: str | None, *,
+                 files: bool = True) -> Iterator[Path]:
         """A worktree of `sha` from `repository`'s store (an empty directory when there is no
-        commit); the stores are brought within the bound afterwards."""
+        commit); the stores are brought within the bound afterwards. Without `files` the
+        worktree is made without them (`--no-checkout`): a pull request's check writes the
+        files it reads itself, so the store fetches no other blob."""
         if not sha:
             with clone_of(remote, token, None) as root:
                 yield root
@@ -94,15 +119,16 @@ class ObjectStores:
         tree = scratch / "tree"
         try:
             with _locked(store.with_suffix(".use.lock"), fcntl.LOCK_SH):
-                with _locked(store.with_suffix(".fetch.lock"), fcntl.LOCK_EX):
-                    repo = LocalRepo.kept(store, remote, token)
+                repo = LocalRepo.kept(store, remote, token)
+                with repo.locked():
                     repo.fetch_blobless(sha)
                     repo.tidy()
-                    repo.git("worktree", "add", "--quiet", "--detach", EOO, str(tree), sha)
+                    repo.git("worktree", "add", "--quiet", "--detach", *([] if files else ["--no-checkout"]), EOO,
+                             str(tree), sha)
                 try:
                     yield tree
                 finally:
-                    with _locked(store.with_suffix(".fetch.lock"), fcntl.LOCK_EX):
+                    with repo.locked():
                         repo.run("worktree", "remove", "--force", str(tree))
                 os.utime(store.with_suffix(".use.lock"))
         finally:
@@ -110,16 +136,18 @@ class ObjectStores:
         self.evict()
 
     def sizes(self) -> list[tuple[float, int, Path]]:
-        """(last use, bytes, store) of every store, least recently used first."""
+        """(last use, bytes, store) of every store, least recently used first. Other jobs add and
+        remove files meanwhile (worktrees, packs, a store evicted): what vanishes is not counted."""
         out = []
         for lock in self.root.glob("*/*.use.lock"):
             store = lock.with_name(lock.name.removesuffix(".use.lock") + ".git")
-            size = sum(f.stat().st_size for f in store.rglob("*") if f.is_file() and not f.is_symlink())
-            out.append((lock.stat().st_mtime, size, store))
+            with contextlib.suppress(FileNotFoundError):
+                out.append((lock.stat().st_mtime, _bytes_under(store), store))
         return sorted(out)
 
     def evict(self) -> list[Path]:
-        """Delete the least recently used stores not in use until all fit the bound; the evicted."""
+        """Delete the least recently used stores not in use until all fit the bound; the evicted.
+        A store no job uses has no fetch under way either: every fetch into it runs in a job."""
         stores = self.sizes()
         total = sum(size for _, size, _ in stores)
         evicted = []
@@ -127,8 +155,7 @@ class ObjectStores:
             if total <= self.bound:
                 break
             try:
-                with _locked(store.with_suffix(".use.lock"), fcntl.LOCK_EX | fcntl.LOCK_NB), \
-                        _locked(store.with_suffix(".fetch.lock"), fcntl.LOCK_EX | fcntl.LOCK_NB):
+                with _locked(store.with_suffix(".use.lock"), fcntl.LOCK_EX | fcntl.LOCK_NB):
                     shutil.rmtree(store, ignore_errors=True)
             except BlockingIOError:
                 continue  # in use: kept this time

@@ -3,7 +3,9 @@ and the feedback (annotations, sticky comment with suggestions, job summary). Ex
 
 The PR is data. Its files come from the API (paged; GitHub lists at most 3,000 and a larger PR
 is said to be unchecked, not passed), their git modes from the head tree, the base's episode ids
-from the base tree. What governs the check comes from the **base** branch, so a PR cannot weaken
+from the base tree. In the App the head is checked out without its files and the check writes
+only those it reads (`head_files`), reading the base through git from the repository's store
+(`base_files`). What governs the check comes from the **base** branch, so a PR cannot weaken
 its own check: the bot's settings (`allow_paths` above all; inputs still override them) and the
 policy (`POLICY.md`, `POLICY.patterns`: a PR cannot delete the patterns that mask its secrets,
 nor add a pattern that hangs the check). A changed policy is validated, and applies after merge.
@@ -12,14 +14,16 @@ nor add a pattern that hangs the check). A changed policy is validated, and appl
 from __future__ import annotations
 
 from memshelf_render.check import Outcome, Verdict, add_rows, changes_from_files, check, repo_path
-from memshelf_render.guard import is_episode_path, stem
+from memshelf_render.guard import stem
 from memshelf_render.shelf import SETTINGS, Settings, Shelf
 from memshelf_render.validate import Report
 
 from ..basepolicy import BasePolicy
 from ..events import Event, EventKind
 from ..job import Job, settings_from_bytes
-from ..port import PR_FILES_CAP, EntryType, GitHubPort, PullState
+from ..port import PR_FILES_CAP, GitHubPort, PullState
+from .base_files import BaseFiles
+from .head_files import fill, head_rows
 from .publish import config_error, publish_check
 from .registry import FlowName, On, flow
 from .result import FlowOutcome, FlowResult, nothing_to_do
@@ -34,13 +38,7 @@ def names_a_pull(event: Event) -> bool:
 
 def base_episode_ids(port: GitHubPort, shelf: Shelf, base_sha: str, prefix: str) -> set[str]:
     """Ids (file stems) of every episode on the base, docs and archive, from its git tree."""
-    ids = set()
-    for root in (shelf.docs_root, shelf.archive_docs_root):
-        for item in port.tree(base_sha, repo_path(root, prefix), recursive=True) or ():
-            rel = f"{root}/{item.path}"
-            if item.type is EntryType.BLOB and is_episode_path(shelf, rel):
-                ids.add(stem(rel))
-    return ids
+    return {stem(path) for path in BaseFiles(port, base_sha, prefix).episodes(shelf)}
 
 
 def base_settings(job: Job, base_sha: str, base: str) -> Settings:
@@ -92,6 +90,9 @@ def run(job: Job, *, rules: bool = True, pull_number: int | None = None, head_sh
     title = f"pull request #{number}"
     files = listed.files
     with job.workspace.local.checkout_of(head_sha) as (tree, commit):
+        local = job.workspace.local
+        stand_ins = (fill(local, tree / job.workspace.shelf_path, commit, job.prefix, {f.path for f in files})
+                     if tree == local.path and local.unfilled() else None)
         policy = BasePolicy.read(port, base_sha, job.prefix)
         shelf, problems = job.load(tree, settings=settings, policy_text=policy.patterns)
         if shelf is None:
@@ -99,7 +100,9 @@ def run(job: Job, *, rules: bool = True, pull_number: int | None = None, head_sh
                                  pr_number=number, files=len(files), changed=files)
         modes = job.workspace.local.modes(commit, [f.path for f in files if f.status != "removed"])
         changes = changes_from_files([(f.status, f.path, f.previous_path) for f in files], job.prefix, modes)
-        outcome = check(policy.governed(shelf), changes, base_ids=base_episode_ids(port, shelf, base_sha, job.prefix),
+        base_files = BaseFiles(port, base_sha, job.prefix, local if stand_ins is not None else None)
+        base = base_files.episodes(shelf)
+        outcome = check(policy.governed(shelf), changes, base_ids={stem(path) for path in base},
                         strict=shelf.settings.strict, head=shelf)
         if not rules:
             guard = outcome.guard
@@ -107,8 +110,9 @@ def run(job: Job, *, rules: bool = True, pull_number: int | None = None, head_sh
                               guard=guard)
             title += " (guard)"
         else:
-            add_rows(outcome, shelf, text_at(port, base_sha, repo_path(shelf.index_path, job.prefix)),
-                     text_at(port, base_sha, repo_path(shelf.ledger_path, job.prefix)))
+            base_ledger = base_files.text(shelf.ledger_path) or ""
+            rows = None if stand_ins is None else head_rows(job, shelf, stand_ins, base_files, base, base_ledger)
+            add_rows(outcome, shelf, base_files.text(shelf.index_path) or "", base_ledger, rows)
         outcome.notes += notes
         return publish_check(job, outcome, shelf, title=title, head_sha=head_sha, pr_number=number,
                              files=len(files), changed=files)

@@ -20,6 +20,7 @@ from bot.app.workspace import ObjectStores
 from bot.events import Event
 from bot.gitlocal import GitFailed, LocalRepo
 from bot.router import FlowName, Route, route
+from memshelf_render.cache import EpisodeCache
 from memshelf_render.render import render_shelf
 from memshelf_render.shelf import load_shelf
 from memshelf_sandbox import Sandbox, seed_bare_repo
@@ -88,30 +89,62 @@ def check_summary(sb: Sandbox, sha: str, external_id: str) -> tuple[Any, ...]:
     return run.conclusion, run.output.title, run.output.summary, run.output.text, run.output.annotations_count
 
 
-def test_a_pull_request_check_fetches_only_what_is_new(big_app: Any, tmp_path: Path) -> None:
+def test_a_pull_request_check_fetches_what_it_reads(big_app: Any, tmp_path: Path) -> None:
+    """The first check of a repository (an empty store, an empty cache) fetches the head's trees
+    and the blobs it reads, not the episodes it leaves alone; the next fetches what is new; both
+    give exactly what a full clone gives."""
     sb, config, tokens, installation = big_app
     full = shallow_clone_bytes(sb, tmp_path / "full")
     data = tmp_path / "data"
 
-    warm = pull_route(sb, installation, "shelve/first", {"docs/topics/2026-09-22-first.md":
-                                                         episode("2026-09-22-first", title="First")})
+    first = pull_route(sb, installation, "shelve/first", {"docs/topics/2026-09-22-first.md":
+                                                          episode("2026-09-22-first", title="First")})
     before = len(sb.calls)
-    run_route(warm, key="first:1", config=config, tokens=tokens, login=BOT, data_dir=data)
-    cold = git_bytes(sb, before)
-    assert cold > full / 2  # the first job of a repository fills its store: about a shallow clone
+    cold = run_route(first, key="first:1", config=config, tokens=tokens, login=BOT, data_dir=data)
+    cold_bytes = git_bytes(sb, before)
+    assert 0 < cold_bytes <= 0.25 * full, (cold_bytes, full)
+    assert_same_as_a_full_clone(sb, config, tokens, first, cold, "first")
 
     routed = pull_route(sb, installation, "shelve/ups", {NEW: episode("2026-09-23-new-ups", title="New UPS")})
     before = len(sb.calls)
     kept = run_route(routed, key="ups:1", config=config, tokens=tokens, login=BOT, data_dir=data)
     fetched = git_bytes(sb, before)
     assert 0 < fetched <= 0.05 * full, (fetched, full)
-
-    fresh = run_route(routed, key="ups:2", config=config, tokens=tokens, login=BOT)  # a fresh clone
-    assert kept.episodes == fresh.episodes and kept.episodes is not None
-    assert replace(kept, posted=()) == replace(fresh, posted=())  # every field but the sinks' links
-    head = routed.event.head_sha
-    assert check_summary(sb, head, "ups:1") == check_summary(sb, head, "ups:2")
+    assert_same_as_a_full_clone(sb, config, tokens, routed, kept, "ups")
     assert not list((data / "git").glob("*/*.git/worktrees/*")), "a job's worktree was left in the store"
+
+
+def assert_same_as_a_full_clone(sb: Sandbox, config: AppConfig, tokens: InstallationTokens, routed: Route,
+                                result: Any, key: str) -> None:
+    """The check `result` (check run `<key>:1`) is what the same check on a fresh clone gives."""
+    fresh = run_route(routed, key=f"{key}:2", config=config, tokens=tokens, login=BOT)
+    assert result.episodes == fresh.episodes and result.episodes is not None
+    assert replace(result, posted=()) == replace(fresh, posted=())  # every field but the sinks' links
+    head = routed.event.head_sha
+    assert check_summary(sb, head, f"{key}:1") == check_summary(sb, head, f"{key}:2")
+
+
+def test_a_check_of_a_branch_main_moved_past_reads_what_main_changed(big_app: Any, tmp_path: Path) -> None:
+    """Episodes main changed after the branch was cut are the head's own, not the base's: read,
+    not taken from the base's derived files. A stale derived file of the base leaves the rows
+    of the episodes it lists to be parsed too. Same result as a full clone."""
+    sb, config, tokens, installation = big_app
+    data = tmp_path / "data"
+    main = sb.store.ref("refs/heads/main")
+    listing = sb.store.out("ls-tree", "-r", "--name-only", main, "docs/topics/").split()
+    episodes = [path for path in listing if path.endswith(".md")]
+    changed_on_main, renamed_title = episodes[3], episodes[5]
+    sha = branch_with(sb, "shelve/late", {"docs/topics/2026-09-24-late.md": episode("2026-09-24-late",
+                                                                                     title="Late")})
+    branch_with(sb, "main", {changed_on_main: episode(changed_on_main.rsplit("/", 1)[1][:-3], title="Changed on main"),
+                             renamed_title: episode(renamed_title.rsplit("/", 1)[1][:-3], title="Retitled")})
+    pull = sb.github().get_repo(sb.full_name).create_pull(title="late", body="", head="shelve/late", base="main")
+    payload = pull_request_event(sb, pull.number)
+    payload["installation"] = {"id": installation, "node_id": "MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uMQ=="}
+    routed = Route.from_json(route(Event.from_payload("pull_request", payload)).to_json())
+    assert routed.event.head_sha == sha
+    result = run_route(routed, key="late:1", config=config, tokens=tokens, login=BOT, data_dir=data)
+    assert_same_as_a_full_clone(sb, config, tokens, routed, result, "late")
 
 
 def test_stores_over_the_bound_lose_the_least_recently_used_not_one_in_use(tmp_path: Path) -> None:
@@ -195,3 +228,51 @@ def new_blob_bytes(sb: Sandbox, old: str, new: str) -> int:
     changed = sb.store.out("diff-tree", "-r", "--no-renames", "--no-abbrev", old, new).splitlines()
     blobs = {line.split()[3] for line in changed if line.startswith(":") and not line.split()[3].startswith("0000")}
     return sum(int(sb.store.out("cat-file", "-s", blob)) for blob in blobs)
+
+
+def test_a_check_takes_the_rows_the_cache_holds_by_blob_id(big_app: Any, tmp_path: Path) -> None:
+    """An episode main changed without a render since (its row in main's ledger is stale): a
+    check on an empty store takes its row from the episode cache a render left, by the blob id
+    the head's tree gives, not from the stale ledger; same result as a full clone."""
+    sb, config, tokens, installation = big_app
+    data = tmp_path / "data"
+    main = sb.store.ref("refs/heads/main")
+    edited = [p for p in sb.store.out("ls-tree", "-r", "--name-only", main, "docs/topics/").split()
+              if p.endswith(".md")][7]
+    stem = edited.rsplit("/", 1)[1][:-3]
+    branch_with(sb, "main", {edited: episode(stem, title="Edited on main, not rendered yet")})
+    checkout = tmp_path / "main"
+    subprocess.run(["git", "-c", "credential.helper=", "clone", "--quiet", "--depth=1", sb.git_url("ghs_agent"),
+                    str(checkout)], check=True, capture_output=True)
+    shelf, problems = load_shelf(checkout)
+    assert shelf is not None, problems
+    render_shelf(shelf, check=True, cache=EpisodeCache(data / "cache"))  # what a render leaves beside the stores
+    routed = pull_route(sb, installation, "shelve/cached", {"docs/topics/2026-09-25-cached.md":
+                                                            episode("2026-09-25-cached", title="Cached")})
+    result = run_route(routed, key="cached:1", config=config, tokens=tokens, login=BOT, data_dir=data)
+    assert_same_as_a_full_clone(sb, config, tokens, routed, result, "cached")
+
+
+def test_a_checkout_without_files_writes_the_paths_named_literally(tmp_path: Path) -> None:
+    """The PR check's seam: a store's worktree made without files lists every entry from the
+    trees alone, and writes exactly the paths it is given — a glob-shaped or odd name is a name."""
+    source = tmp_path / "source"
+    (source / "d").mkdir(parents=True)
+    names = ["d/a*.md", "d/ab.md", "d/line\nbreak.md", "d/:(glob)x.md"]
+    for name in names:
+        (source / name).write_text(f"{name}\n", encoding="utf-8")
+    for args in (("init", "-q"), ("add", "."), ("-c", "user.name=a", "-c", "user.email=a@b", "commit", "-qm", "x"),
+                 ("config", "uploadpack.allowFilter", "true")):
+        subprocess.run(["git", *args], cwd=source, check=True, capture_output=True)
+    sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=source, check=True, capture_output=True,
+                         text=True).stdout.strip()
+    store = LocalRepo.kept(tmp_path / "store.git", f"file://{source}", "")
+    store.fetch_blobless(sha)
+    tree = tmp_path / "tree"
+    store.git("worktree", "add", "--quiet", "--detach", "--no-checkout", str(tree), sha)
+    local = LocalRepo.open(tree, f"file://{source}", "")
+    assert local.lazy and local.unfilled()
+    assert sorted(local.files(sha)) == sorted(names)
+    local.check_out(sha, ["d/a*.md", "d/line\nbreak.md", "d/:(glob)x.md"])
+    assert sorted(p.name for p in (tree / "d").iterdir()) == sorted(["a*.md", "line\nbreak.md", ":(glob)x.md"])
+    assert not local.unfilled()
