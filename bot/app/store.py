@@ -2,21 +2,32 @@
 de-duplication and the status page — never the payload, never a copy of the queue), the leases
 of running jobs, render locks and their pending deliveries, the metrics.
 
-`serve` replicas and workers are separate processes (on Redis, separate machines), so each
-decision is one atomic step in the backend. Two backends: `SqliteStore` (in --data-dir, next to
-the SQLite queue) and `RedisStore`; `jobs.open_backend` pairs each with its huey.
+`serve` replicas and workers are separate processes (on Redis, separate machines), so every
+decision is one transaction — read, decide, write — written once here over a few Redis commands:
+on Redis a transaction is redis-py's WATCH/MULTI (run again when a watched key changed); in the
+embedded default, `SqliteKV` plays those commands on one SQLite file (in --data-dir, next to the
+SQLite queue) and a transaction is `BEGIN IMMEDIATE`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+import json
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, replace
 from enum import StrEnum
-from typing import Protocol
+from pathlib import Path
+from typing import Any, TypeVar
 
+PREFIX = "memshelf-bot:"
 RECENT = 200  # records kept for the status page
 UNQUEUED_AFTER = 60.0  # seconds after which a record whose enqueue never confirmed may be claimed again
+RECENT_KEY, LEASES_KEY, SAMPLES_KEY = PREFIX + "recent", PREFIX + "leases", PREFIX + "samples"
 Labels = tuple[tuple[str, str], ...]
+T = TypeVar("T")
 
 
 class State(StrEnum):
@@ -30,11 +41,6 @@ class State(StrEnum):
     @property
     def final(self) -> bool:
         return self in (State.SUCCEEDED, State.FAILED)
-
-
-class MetricKind(StrEnum):
-    COUNTER = "counter"
-    GAUGE = "gauge"
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,82 +65,344 @@ class Record:
         return max(self.finished_at - self.started_at, 0.0)
 
 
-@dataclass(frozen=True, slots=True)
-class Sample:
-    kind: MetricKind
-    name: str
-    labels: Labels
-    value: float
-
-
 def delivery_key(guid: str, hook_id: str) -> str:
     """GitHub's delivery GUID, qualified by the hook (one App may have one hook, a test several)."""
     return f"{hook_id or '-'}:{guid}"
 
 
-def may_claim(current: Record | None, now: float) -> bool:
-    """A delivery runs when it is new, failed, or its enqueue was never confirmed; a succeeded or
-    live one (queued, running, coalesced: the lease sweep brings a lost one back) is a duplicate."""
-    if current is None or current.state is State.FAILED:
-        return True
-    return current.state is State.RECEIVED and now - current.received_at > UNQUEUED_AFTER
+def _record_at(key: str) -> str:
+    return f"{PREFIX}delivery:{key}"
 
 
-class Store(Protocol):
+def _lease_at(key: str) -> str:
+    return f"{PREFIX}lease:{key}"
+
+
+def _load(key: str, text: str | None) -> Record | None:
+    if text is None:
+        return None
+    values = json.loads(text)
+    return Record(key=key, **{**values, "state": State(values["state"])})
+
+
+def _dump(record: Record) -> str:
+    values = asdict(record)
+    del values["key"]
+    return json.dumps(values, separators=(",", ":"))
+
+
+class Store:
+    """The store's decisions over `kv`: a `redis.Redis` client (decoded responses) or a `SqliteKV`."""
+
+    def __init__(self, kv: Any) -> None:
+        self.kv = kv
+
+    @classmethod
+    def sqlite(cls, path: Path) -> Store:
+        return cls(SqliteKV(path))
+
+    @classmethod
+    def redis(cls, url: str) -> Store:
+        import redis
+
+        return cls(redis.Redis.from_url(url, socket_timeout=10, socket_connect_timeout=5, decode_responses=True))
+
+    def _atomic(self, decide: Callable[[Any], T], *watch: str) -> T:
+        """`decide(tx)` reads (watched keys), calls `tx.multi()`, then writes; all in one transaction."""
+        return self.kv.transaction(decide, *watch, value_from_callable=True)
+
+    def _update(self, keys: Iterable[str], change: Callable[[Record], Record | None]) -> None:
+        """Each record of `keys` replaced by `change(record)` where that is not None, atomically."""
+        keys = list(keys)
+        at = [_record_at(key) for key in keys]
+
+        def decide(tx: Any) -> None:
+            found = [_load(key, text) for key, text in zip(keys, tx.mget(at) if at else [], strict=True)]
+            tx.multi()
+            for record in found:
+                if record is not None and (changed := change(record)) is not None:
+                    tx.set(_record_at(record.key), _dump(changed))
+
+        self._atomic(decide, *at)
+
     def ping(self) -> bool:
         """True when the backend answers."""
+        try:
+            return bool(self.kv.ping())
+        except Exception:  # the backend's own error type (sqlite3, redis)
+            return False
 
     def claim(self, record: Record) -> bool:
-        """Record a delivery as received (at `record.received_at`) unless it is a duplicate
-        (`may_claim`); atomic."""
+        """Record a delivery as received (at `record.received_at`) unless it is a duplicate — a
+        delivery runs when it is new, failed, or its enqueue was never confirmed; a succeeded or live
+        one (queued, running, coalesced: the lease sweep brings a lost one back) is not; atomic."""
+        at, now = _record_at(record.key), record.received_at
 
-    def set_queued(self, key: str) -> None: ...
+        def decide(tx: Any) -> bool:
+            current = _load(record.key, tx.get(at))
+            if current is not None and current.state is not State.FAILED and not (
+                    current.state is State.RECEIVED and now - current.received_at > UNQUEUED_AFTER):
+                return False
+            tx.multi()
+            tx.set(at, _dump(Record(record.key, record.event, record.action, record.repository, State.RECEIVED, now)))
+            tx.zadd(RECENT_KEY, {record.key: now})
+            tx.zremrangebyrank(RECENT_KEY, 0, -RECENT - 1)
+            return True
+
+        return self._atomic(decide, at)
+
+    def set_queued(self, key: str) -> None:
+        self._update([key], lambda r: replace(r, state=State.QUEUED) if r.state is State.RECEIVED else None)
 
     def release_claim(self, key: str) -> None:
         """Forget a delivery that was received but could not be enqueued (its redelivery is new)."""
+        at = _record_at(key)
+
+        def decide(tx: Any) -> None:
+            current = _load(key, tx.get(at))
+            tx.multi()
+            if current is not None and current.state is State.RECEIVED:
+                tx.delete(at)
+                tx.zrem(RECENT_KEY, key)
+
+        self._atomic(decide, at)
 
     def start(self, key: str, worker: str, until: float, task: str, now: float) -> bool:
         """received|queued → running, with a lease for `worker` holding `task` (the huey task's
         arguments) until `until`; False when the delivery is not (or no longer) due."""
+        at = _record_at(key)
 
-    def renew(self, key: str, worker: str, until: float) -> None: ...
+        def decide(tx: Any) -> bool:
+            current = _load(key, tx.get(at))
+            if current is None or current.state not in (State.RECEIVED, State.QUEUED):
+                return False
+            tx.multi()
+            tx.set(at, _dump(replace(current, state=State.RUNNING, started_at=now, finished_at=None,
+                                     runs=current.runs + 1)))
+            tx.set(_lease_at(key), json.dumps([worker, task]))
+            tx.zadd(LEASES_KEY, {key: until})
+            return True
+
+        return self._atomic(decide, at)
+
+    def _holder(self, tx: Any, key: str) -> str | None:
+        lease = tx.get(_lease_at(key))
+        return str(json.loads(lease)[0]) if lease is not None else None
+
+    def renew(self, key: str, worker: str, until: float) -> None:
+        def decide(tx: Any) -> None:
+            holder = self._holder(tx, key)
+            tx.multi()
+            if holder == worker:
+                tx.zadd(LEASES_KEY, {key: until})
+
+        self._atomic(decide, _lease_at(key))
 
     def park(self, key: str, state: State, detail: str, worker: str, hold: float = 0.0) -> None:
         """running → `state` (queued for a retry, coalesced; a finished record keeps its
         outcome); `worker`'s lease on it dropped (the end of a job), or held until `hold`."""
+        at = _record_at(key)
+
+        def decide(tx: Any) -> None:
+            current, holder = _load(key, tx.get(at)), self._holder(tx, key)
+            tx.multi()
+            if current is not None and current.state is State.RUNNING:
+                tx.set(at, _dump(replace(current, state=state, detail=detail)))
+            if holder == worker and hold:
+                tx.zadd(LEASES_KEY, {key: hold})
+            elif holder == worker:
+                tx.delete(_lease_at(key))
+                tx.zrem(LEASES_KEY, key)
+
+        self._atomic(decide, at, _lease_at(key))
 
     def finish(self, keys: Sequence[str], state: State, detail: str, now: float) -> None:
         """Any unfinished of `keys` → `state` (their jobs' leases are theirs to drop)."""
+        self._update(keys, lambda r: None if r.state.final else replace(r, state=state, detail=detail,
+                                                                          finished_at=now))
 
     def lapsed(self, now: float) -> Sequence[tuple[str, str]]:
         """(key, task) of each lease that ran out, taken (each by exactly one caller) and its
         record put back to queued, so the caller enqueues the task again."""
+        def decide(tx: Any) -> list[tuple[str, str]]:
+            keys = [str(k) for k in tx.zrangebyscore(LEASES_KEY, float("-inf"), now)]
+            if not keys:
+                return []
+            at, leases = [_record_at(k) for k in keys], [_lease_at(k) for k in keys]
+            tx.watch(*at, *leases)
+            records, tasks = tx.mget(at), tx.mget(leases)
+            tx.multi()
+            tx.zrem(LEASES_KEY, *keys)
+            tx.delete(*leases)
+            for key, text in zip(keys, records, strict=True):
+                if (record := _load(key, text)) is not None and record.state is State.RUNNING:
+                    tx.set(_record_at(key), _dump(replace(record, state=State.QUEUED)))
+            return [(key, str(json.loads(task)[1])) for key, task in zip(keys, tasks, strict=True) if task]
 
-    def get(self, key: str) -> Record | None: ...
+        return self._atomic(decide, LEASES_KEY)
 
-    def recent(self, limit: int) -> Sequence[Record]: ...
+    def get(self, key: str) -> Record | None:
+        return _load(key, self.kv.get(_record_at(key)))
+
+    def recent(self, limit: int) -> Sequence[Record]:
+        keys = [str(k) for k in self.kv.zrange(RECENT_KEY, 0, min(limit, RECENT) - 1, desc=True)]
+        found = [_load(key, text) for key, text in zip(keys, self.kv.mget([_record_at(k) for k in keys]) if keys
+                                                       else [], strict=True)]
+        return [record for record in found if record is not None]
 
     def acquire(self, lock: str, owner: str, ttl: float) -> bool:
         """Take (or renew) `lock` for `owner` for `ttl` seconds; False while another holds it."""
+        at, now = f"{PREFIX}lock:{lock}", time.time()
 
-    def release(self, lock: str, owner: str) -> None: ...
+        def decide(tx: Any) -> bool:
+            held = tx.get(at)
+            if held is not None and (holder := json.loads(held))[0] != owner and holder[1] > now:
+                return False
+            tx.multi()
+            tx.set(at, json.dumps([owner, now + ttl]))
+            return True
 
-    def add_pending(self, lock: str, key: str) -> None: ...
+        return self._atomic(decide, at)
 
-    def pending(self, lock: str) -> Sequence[str]: ...
+    def release(self, lock: str, owner: str) -> None:
+        at = f"{PREFIX}lock:{lock}"
 
-    def drop_pending(self, lock: str, keys: Sequence[str]) -> None: ...
+        def decide(tx: Any) -> None:
+            held = tx.get(at)
+            tx.multi()
+            if held is not None and json.loads(held)[0] == owner:
+                tx.delete(at)
+
+        self._atomic(decide, at)
+
+    def add_pending(self, lock: str, key: str) -> None:
+        self.kv.zadd(f"{PREFIX}pending:{lock}", {key: 0})
+
+    def pending(self, lock: str) -> Sequence[str]:
+        return [str(k) for k in self.kv.zrange(f"{PREFIX}pending:{lock}", 0, -1)]
+
+    def drop_pending(self, lock: str, keys: Sequence[str]) -> None:
+        if keys:
+            self.kv.zrem(f"{PREFIX}pending:{lock}", *keys)
 
     def add(self, counts: Sequence[tuple[str, Labels, float]]) -> None:
         """Add to counters (name, labels, amount), in one write."""
+        def decide(tx: Any) -> None:
+            tx.multi()
+            for name, labels, amount in counts:
+                tx.zincrby(SAMPLES_KEY, amount, json.dumps([name, sorted(labels)]))
 
-    def set_gauge(self, name: str, labels: Labels, value: float) -> None: ...
+        self._atomic(decide)
 
-    def samples(self) -> Sequence[Sample]: ...
+    def set_gauge(self, name: str, labels: Labels, value: float) -> None:
+        self.kv.zadd(SAMPLES_KEY, {json.dumps([name, sorted(labels)]): value})
+
+    def samples(self) -> list[tuple[str, Labels, float]]:
+        """Every counter and gauge: (name, labels, value)."""
+        decoded = ((json.loads(field), value) for field, value in self.kv.zrange(SAMPLES_KEY, 0, -1, withscores=True))
+        return sorted((name, tuple(tuple(pair) for pair in labels), float(value)) for (name, labels), value in decoded)
 
     def first_time(self, group: str, member: str) -> bool:
         """True exactly once per (group, member), across every process."""
+        return bool(self.kv.set(f"{PREFIX}seen:{group}:{member}", "1", nx=True))
 
-    def get_value(self, name: str) -> str | None: ...
+    def get_value(self, name: str) -> str | None:
+        value = self.kv.get(f"{PREFIX}kv:{name}")
+        return None if value is None else str(value)
 
-    def set_value(self, name: str, value: str) -> None: ...
+    def set_value(self, name: str, value: str) -> None:
+        self.kv.set(f"{PREFIX}kv:{name}", value)
+
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS strings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS zsets (key TEXT NOT NULL, member TEXT NOT NULL, score REAL NOT NULL,
+    PRIMARY KEY (key, member));
+CREATE INDEX IF NOT EXISTS zsets_by_score ON zsets (key, score);
+"""
+
+
+class SqliteKV:
+    """The Redis commands the store uses (strings and sorted sets, redis-py's signatures) on one
+    SQLite file. Each thread of each process opens its own connection (a forked worker never
+    reuses its parent's); a transaction is `BEGIN IMMEDIATE`, so concurrent writers take turns and
+    WATCH and MULTI have nothing to do."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._local = threading.local()
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        local = self._local
+        if getattr(local, "pid", None) != os.getpid():
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+            conn.execute("PRAGMA busy_timeout=30000")
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.executescript(SCHEMA)
+            local.conn, local.pid = conn, os.getpid()
+        return local.conn
+
+    def transaction(self, decide: Callable[[SqliteKV], T], *_watch: str, value_from_callable: bool = True) -> T:
+        conn = self.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            value = decide(self)
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+        return value
+
+    def watch(self, *_keys: str) -> None:
+        """Nothing to watch: the transaction holds the database's write lock."""
+
+    def multi(self) -> None:
+        """Writes apply at once, inside the transaction."""
+
+    def ping(self) -> bool:
+        return self.conn.execute("SELECT 1").fetchone() == (1,)
+
+    def get(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM strings WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def mget(self, keys: Sequence[str]) -> list[str | None]:
+        return [self.get(key) for key in keys]
+
+    def set(self, key: str, value: str, nx: bool = False) -> bool:
+        verb = "INSERT OR IGNORE" if nx else "INSERT OR REPLACE"
+        return self.conn.execute(f"{verb} INTO strings VALUES (?, ?)", (key, value)).rowcount == 1
+
+    def delete(self, *keys: str) -> None:
+        self.conn.executemany("DELETE FROM strings WHERE key = ?", [(key,) for key in keys])
+
+    def zadd(self, key: str, mapping: Mapping[str, float]) -> None:
+        self.conn.executemany("INSERT OR REPLACE INTO zsets VALUES (?, ?, ?)",
+                              [(key, member, score) for member, score in mapping.items()])
+
+    def zincrby(self, key: str, amount: float, member: str) -> None:
+        self.conn.execute("INSERT INTO zsets VALUES (?, ?, ?) ON CONFLICT (key, member) "
+                          "DO UPDATE SET score = score + excluded.score", (key, member, amount))
+
+    def zrem(self, key: str, *members: str) -> None:
+        self.conn.executemany("DELETE FROM zsets WHERE key = ? AND member = ?", [(key, m) for m in members])
+
+    def zrange(self, key: str, start: int, end: int, desc: bool = False, withscores: bool = False) -> list[Any]:
+        order = "DESC" if desc else "ASC"
+        rows = self.conn.execute(f"SELECT member, score FROM zsets WHERE key = ? ORDER BY score {order}, "
+                                 f"member {order} LIMIT ? OFFSET ?",
+                                 (key, -1 if end < 0 else end - start + 1, start)).fetchall()
+        return [(m, s) for m, s in rows] if withscores else [m for m, _ in rows]
+
+    def zrangebyscore(self, key: str, low: float, high: float) -> list[str]:
+        rows = self.conn.execute("SELECT member FROM zsets WHERE key = ? AND score BETWEEN ? AND ? ORDER BY score",
+                                 (key, low, high))
+        return [m for m, in rows]
+
+    def zremrangebyrank(self, key: str, start: int, end: int) -> None:
+        """Only as the store calls it, (0, -n - 1): keep the n highest."""
+        self.conn.execute("DELETE FROM zsets WHERE key = ? AND member NOT IN (SELECT member FROM zsets WHERE key = ? "
+                          "ORDER BY score DESC, member DESC LIMIT ?)", (key, key, -end - 1))
