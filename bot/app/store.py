@@ -3,22 +3,26 @@ de-duplication and the status page — never the payload, never a copy of the qu
 of running jobs, render locks and their pending deliveries, the metrics.
 
 `serve` replicas and workers are separate processes (on Redis, separate machines), so every
-decision is one transaction — read, decide, write — written once here over a few Redis commands:
-on Redis a transaction is redis-py's WATCH/MULTI (run again when a watched key changed); in the
-embedded default, `SqliteKV` plays those commands on one SQLite file (in --data-dir, next to the
-SQLite queue) and a transaction is `BEGIN IMMEDIATE`.
+decision is one transaction — read, decide, write — written once here over a few Redis commands
+(strings and sorted sets). On Redis, `RedisKV` reads, lets the store decide, and sends the writes
+with what was read to one small script that applies them only if those keys still hold it (else
+it reads again): one round trip for a decision's writes. In the embedded default, `SqliteKV` plays
+the same commands on one SQLite file (in --data-dir, next to the SQLite queue) inside
+`BEGIN IMMEDIATE`.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import random
 import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, fields, replace
 from enum import StrEnum
+from itertools import chain
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -65,6 +69,9 @@ class Record:
         return max(self.finished_at - self.started_at, 0.0)
 
 
+FIELDS = tuple(f.name for f in fields(Record) if f.name != "key")
+
+
 def delivery_key(guid: str, hook_id: str) -> str:
     """GitHub's delivery GUID, qualified by the hook (one App may have one hook, a test several)."""
     return f"{hook_id or '-'}:{guid}"
@@ -86,9 +93,7 @@ def _load(key: str, text: str | None) -> Record | None:
 
 
 def _dump(record: Record) -> str:
-    values = asdict(record)
-    del values["key"]
-    return json.dumps(values, separators=(",", ":"))
+    return json.dumps({name: getattr(record, name) for name in FIELDS}, separators=(",", ":"))
 
 
 class Store:
@@ -103,16 +108,17 @@ class Store:
 
     @classmethod
     def redis(cls, url: str) -> Store:
-        import redis
+        return cls(RedisKV(url))
 
-        return cls(redis.Redis.from_url(url, socket_timeout=10, socket_connect_timeout=5, decode_responses=True))
+    def _atomic(self, decide: Callable[[Any], T], *read: str, assume: Mapping[str, str | None] | None = None) -> T:
+        """`decide(tx)` reads the keys `read` names (and any it `watch`es), then writes; all in one
+        transaction. `assume` is what those keys most likely hold (tried before reading them)."""
+        return self.kv.atomic(decide, *read, assume=assume)
 
-    def _atomic(self, decide: Callable[[Any], T], *watch: str) -> T:
-        """`decide(tx)` reads (watched keys), calls `tx.multi()`, then writes; all in one transaction."""
-        return self.kv.transaction(decide, *watch, value_from_callable=True)
-
-    def _update(self, keys: Iterable[str], change: Callable[[Record], Record | None]) -> None:
-        """Each record of `keys` replaced by `change(record)` where that is not None, atomically."""
+    def _update(self, keys: Iterable[str], change: Callable[[Record], Record | None],
+                assume: Record | None = None) -> None:
+        """Each record of `keys` replaced by `change(record)` where that is not None, atomically
+        (`assume`: what the one key most likely holds)."""
         keys = list(keys)
         at = [_record_at(key) for key in keys]
 
@@ -123,7 +129,7 @@ class Store:
                 if record is not None and (changed := change(record)) is not None:
                     tx.set(_record_at(record.key), _dump(changed))
 
-        self._atomic(decide, *at)
+        self._atomic(decide, *at, assume={at[0]: _dump(assume)} if assume is not None else None)
 
     def ping(self) -> bool:
         """True when the backend answers."""
@@ -149,10 +155,12 @@ class Store:
             tx.zremrangebyrank(RECENT_KEY, 0, -RECENT - 1)
             return True
 
-        return self._atomic(decide, at)
+        return self._atomic(decide, at, assume={at: None})
 
-    def set_queued(self, key: str) -> None:
-        self._update([key], lambda r: replace(r, state=State.QUEUED) if r.state is State.RECEIVED else None)
+    def set_queued(self, key: str, claimed: Record | None = None) -> None:
+        """received → queued (`claimed`: the record as the caller claimed it, so the usual case needs no
+        read; a wrong guess only costs one)."""
+        self._update([key], lambda r: replace(r, state=State.QUEUED) if r.state is State.RECEIVED else None, claimed)
 
     def release_claim(self, key: str) -> None:
         """Forget a delivery that was received but could not be enqueued (its redelivery is new)."""
@@ -179,22 +187,27 @@ class Store:
             tx.multi()
             tx.set(at, _dump(replace(current, state=State.RUNNING, started_at=now, finished_at=None,
                                      runs=current.runs + 1)))
-            tx.set(_lease_at(key), json.dumps([worker, task]))
-            tx.zadd(LEASES_KEY, {key: until})
+            self._lease(tx, key, [worker, until, task])
             return True
 
         return self._atomic(decide, at)
 
-    def _holder(self, tx: Any, key: str) -> str | None:
-        lease = tx.get(_lease_at(key))
-        return str(json.loads(lease)[0]) if lease is not None else None
+    @staticmethod
+    def _lease(tx: Any, key: str, lease: list[Any] | None) -> None:
+        """Write (or with None drop) `key`'s lease [worker, until, task] and its place in the index."""
+        if lease is None:
+            tx.delete(_lease_at(key))
+            tx.zrem(LEASES_KEY, key)
+        else:
+            tx.set(_lease_at(key), json.dumps(lease))
+            tx.zadd(LEASES_KEY, {key: lease[1]})
 
     def renew(self, key: str, worker: str, until: float) -> None:
         def decide(tx: Any) -> None:
-            holder = self._holder(tx, key)
+            lease = json.loads(tx.get(_lease_at(key)) or "null")
             tx.multi()
-            if holder == worker:
-                tx.zadd(LEASES_KEY, {key: until})
+            if lease is not None and lease[0] == worker:
+                self._lease(tx, key, [worker, until, lease[2]])
 
         self._atomic(decide, _lease_at(key))
 
@@ -204,15 +217,12 @@ class Store:
         at = _record_at(key)
 
         def decide(tx: Any) -> None:
-            current, holder = _load(key, tx.get(at)), self._holder(tx, key)
+            current, lease = _load(key, tx.get(at)), json.loads(tx.get(_lease_at(key)) or "null")
             tx.multi()
             if current is not None and current.state is State.RUNNING:
                 tx.set(at, _dump(replace(current, state=state, detail=detail)))
-            if holder == worker and hold:
-                tx.zadd(LEASES_KEY, {key: hold})
-            elif holder == worker:
-                tx.delete(_lease_at(key))
-                tx.zrem(LEASES_KEY, key)
+            if lease is not None and lease[0] == worker:
+                self._lease(tx, key, [worker, hold, lease[2]] if hold else None)
 
         self._atomic(decide, at, _lease_at(key))
 
@@ -224,22 +234,23 @@ class Store:
     def lapsed(self, now: float) -> Sequence[tuple[str, str]]:
         """(key, task) of each lease that ran out, taken (each by exactly one caller) and its
         record put back to queued, so the caller enqueues the task again."""
-        def decide(tx: Any) -> list[tuple[str, str]]:
-            keys = [str(k) for k in tx.zrangebyscore(LEASES_KEY, float("-inf"), now)]
-            if not keys:
-                return []
-            at, leases = [_record_at(k) for k in keys], [_lease_at(k) for k in keys]
-            tx.watch(*at, *leases)
-            records, tasks = tx.mget(at), tx.mget(leases)
-            tx.multi()
-            tx.zrem(LEASES_KEY, *keys)
-            tx.delete(*leases)
-            for key, text in zip(keys, records, strict=True):
-                if (record := _load(key, text)) is not None and record.state is State.RUNNING:
-                    tx.set(_record_at(key), _dump(replace(record, state=State.QUEUED)))
-            return [(key, str(json.loads(task)[1])) for key, task in zip(keys, tasks, strict=True) if task]
+        def take(key: str) -> str | None:
+            def decide(tx: Any) -> str | None:
+                current, lease = _load(key, tx.get(_record_at(key))), json.loads(tx.get(_lease_at(key)) or "null")
+                if lease is not None and lease[1] >= now:
+                    return None  # renewed since
+                tx.multi()
+                self._lease(tx, key, None)
+                if lease is None:
+                    return None  # dropped since (its index entry goes too)
+                if current is not None and current.state is State.RUNNING:
+                    tx.set(_record_at(key), _dump(replace(current, state=State.QUEUED)))
+                return str(lease[2])
 
-        return self._atomic(decide, LEASES_KEY)
+            return self._atomic(decide, _record_at(key), _lease_at(key))
+
+        taken = [(str(key), take(str(key))) for key in self.kv.zrangebyscore(LEASES_KEY, float("-inf"), now)]
+        return [(key, task) for key, task in taken if task is not None]
 
     def get(self, key: str) -> Record | None:
         return _load(key, self.kv.get(_record_at(key)))
@@ -315,11 +326,10 @@ class Store:
 
 
 SCHEMA = """
-CREATE TABLE IF NOT EXISTS strings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS strings (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS zsets (key TEXT NOT NULL, member TEXT NOT NULL, score REAL NOT NULL,
-    PRIMARY KEY (key, member));
-CREATE INDEX IF NOT EXISTS zsets_by_score ON zsets (key, score);
-"""
+    PRIMARY KEY (key, member)) WITHOUT ROWID;
+"""  # a sorted set holds at most a few hundred members (recent deliveries, leases): no index by score
 
 
 class SqliteKV:
@@ -345,7 +355,8 @@ class SqliteKV:
             local.conn, local.pid = conn, os.getpid()
         return local.conn
 
-    def transaction(self, decide: Callable[[SqliteKV], T], *_watch: str, value_from_callable: bool = True) -> T:
+    def atomic(self, decide: Callable[[SqliteKV], T], *_read: str,
+               assume: Mapping[str, str | None] | None = None) -> T:
         conn = self.conn
         conn.execute("BEGIN IMMEDIATE")
         try:
@@ -403,6 +414,86 @@ class SqliteKV:
         return [m for m, in rows]
 
     def zremrangebyrank(self, key: str, start: int, end: int) -> None:
-        """Only as the store calls it, (0, -n - 1): keep the n highest."""
-        self.conn.execute("DELETE FROM zsets WHERE key = ? AND member NOT IN (SELECT member FROM zsets WHERE key = ? "
-                          "ORDER BY score DESC, member DESC LIMIT ?)", (key, key, -end - 1))
+        """Only as the store calls it, (0, -n - 1): keep the n highest — at one call in n, at random,
+        so that the sort is paid once per n calls, not at each (no reader asks for more than n)."""
+        keep = -end - 1
+        if random.random() * keep < 1:
+            self.conn.execute("DELETE FROM zsets WHERE key = ? AND score < (SELECT score FROM zsets WHERE key = ? "
+                              "ORDER BY score DESC LIMIT 1 OFFSET ?)", (key, key, keep - 1))
+
+
+# KEYS: the keys a decision read; ARGV: what each held ('' for none: nothing stored is empty), then
+# the decision's writes as a JSON list of commands
+APPLY = """
+for i, key in ipairs(KEYS) do
+  if (redis.call('GET', key) or '') ~= ARGV[i] then return 0 end
+end
+for _, write in ipairs(cjson.decode(ARGV[#KEYS + 1])) do redis.call(unpack(write)) end
+return 1
+"""
+
+
+class RedisKV:
+    """A Redis client whose transactions are optimistic: the decision reads, its writes go to
+    `APPLY` with what it read, and it runs again when another process changed a key meanwhile."""
+
+    def __init__(self, url: str) -> None:
+        import redis
+
+        self.client = redis.Redis.from_url(url, socket_timeout=10, socket_connect_timeout=5, decode_responses=True)
+        self._apply = self.client.register_script(APPLY)
+
+    def __getattr__(self, command: str) -> Any:
+        """Outside a transaction, the client's own commands."""
+        return getattr(self.client, command)
+
+    def atomic(self, decide: Callable[[_Decision], T], *read: str, assume: Mapping[str, str | None] | None = None) -> T:
+        while True:
+            decision = _Decision(self.client, dict(assume) if assume else {})
+            if not assume:
+                decision.watch(*read)
+            assume = None
+            value = decide(decision)
+            if not decision.writes:
+                return value
+            keys = list(decision.read)
+            if self._apply(keys=keys, args=[*(decision.read[k] or "" for k in keys), json.dumps(decision.writes)]):
+                return value
+
+
+class _Decision:
+    """One decision's view of Redis: the values it read, and the writes it makes (kept for `APPLY`)."""
+
+    def __init__(self, client: Any, read: dict[str, str | None]) -> None:
+        self.client, self.read, self.writes = client, read, []
+
+    def watch(self, *keys: str) -> None:
+        if keys:
+            self.read.update(zip(keys, self.client.mget(keys), strict=True))
+
+    def multi(self) -> None:
+        """The writes follow (they go to Redis together, when the decision is made)."""
+
+    def get(self, key: str) -> str | None:
+        return self.read[key]
+
+    def mget(self, keys: Sequence[str]) -> list[str | None]:
+        return [self.read[key] for key in keys]
+
+    def set(self, key: str, value: str) -> None:
+        self.writes.append(["SET", key, value])
+
+    def delete(self, *keys: str) -> None:
+        self.writes.append(["DEL", *keys])
+
+    def zadd(self, key: str, mapping: Mapping[str, float]) -> None:
+        self.writes.append(["ZADD", key, *chain.from_iterable((repr(float(s)), m) for m, s in mapping.items())])
+
+    def zincrby(self, key: str, amount: float, member: str) -> None:
+        self.writes.append(["ZINCRBY", key, repr(float(amount)), member])
+
+    def zrem(self, key: str, *members: str) -> None:
+        self.writes.append(["ZREM", key, *members])
+
+    def zremrangebyrank(self, key: str, start: int, end: int) -> None:
+        self.writes.append(["ZREMRANGEBYRANK", key, str(start), str(end)])

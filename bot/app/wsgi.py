@@ -112,7 +112,8 @@ class WebhookApp:
         key = delivery_key(guid, hook)
         action = str(payload.get("action") or "")
         try:
-            if not self.store.claim(Record(key, event, action, routed.repository, State.RECEIVED, self.clock())):
+            record = Record(key, event, action, routed.repository, State.RECEIVED, self.clock())
+            if not self.store.claim(record):
                 metrics.count_delivery(self.store, label, "duplicate")
                 log("webhook.duplicate", delivery=cap(key), gh_event=label)
                 return _reply(start_response, 202, {"status": "duplicate"})
@@ -124,7 +125,7 @@ class WebhookApp:
                 with contextlib.suppress(Exception):  # the store is down too: UNQUEUED_AFTER frees the claim
                     self.store.release_claim(key)  # its redelivery is new
                 raise
-            self.store.set_queued(key)
+            self.store.set_queued(key, record)
         except Exception as exc:  # the queue or the store is down (its backend's own error type)
             metrics.count_delivery(self.store, label, "unqueued")
             log("webhook.unqueued", logging.ERROR, delivery=cap(key), error=type(exc).__name__)
