@@ -19,7 +19,7 @@ import random
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from enum import StrEnum
 from itertools import chain
@@ -97,9 +97,9 @@ def _dump(record: Record) -> str:
 
 
 class Store:
-    """The store's decisions over `kv`: a `redis.Redis` client (decoded responses) or a `SqliteKV`."""
+    """The store's decisions over `kv`: a `RedisKV` or a `SqliteKV`."""
 
-    def __init__(self, kv: Any) -> None:
+    def __init__(self, kv: RedisKV | SqliteKV) -> None:
         self.kv = kv
 
     @classmethod
@@ -110,26 +110,28 @@ class Store:
     def redis(cls, url: str) -> Store:
         return cls(RedisKV(url))
 
-    def _atomic(self, decide: Callable[[Any], T], *read: str, assume: Mapping[str, str | None] | None = None) -> T:
-        """`decide(tx)` reads the keys `read` names (and any it `watch`es), then writes; all in one
-        transaction. `assume` is what those keys most likely hold (tried before reading them)."""
-        return self.kv.atomic(decide, *read, assume=assume)
+    def _on(self, key: str, decide: Callable[[Any, Record | None, list[Any] | None], T],
+            assume: Record | None = None) -> T:
+        """`decide(tx, record, lease)` for one delivery, in one transaction; `tx.set`… write. The
+        lease is [worker, until, task]. `assume`: the record most likely stored (then no lease),
+        tried before reading them (a wrong guess costs one read)."""
+        at, lease_at = _record_at(key), _lease_at(key)
+        guess = {at: _dump(assume), lease_at: None} if assume is not None else None
+        return self.kv.atomic(lambda tx: decide(tx, _load(key, tx.get(at)), json.loads(tx.get(lease_at) or "null")),
+                              at, lease_at, assume=guess)
 
-    def _update(self, keys: Iterable[str], change: Callable[[Record], Record | None],
-                assume: Record | None = None) -> None:
-        """Each record of `keys` replaced by `change(record)` where that is not None, atomically
-        (`assume`: what the one key most likely holds)."""
-        keys = list(keys)
-        at = [_record_at(key) for key in keys]
-
-        def decide(tx: Any) -> None:
-            found = [_load(key, text) for key, text in zip(keys, tx.mget(at) if at else [], strict=True)]
-            tx.multi()
-            for record in found:
-                if record is not None and (changed := change(record)) is not None:
-                    tx.set(_record_at(record.key), _dump(changed))
-
-        self._atomic(decide, *at, assume={at[0]: _dump(assume)} if assume is not None else None)
+    @staticmethod
+    def _put(tx: Any, key: str, record: Record | None, lease: list[Any] | bool | None = False) -> None:
+        """Write `key`'s record unless None, and its lease (None: drop it; False: leave it) with its
+        place in the index."""
+        if record is not None:
+            tx.set(_record_at(key), _dump(record))
+        if lease is None:
+            tx.delete(_lease_at(key))
+            tx.zrem(LEASES_KEY, key)
+        elif lease:
+            tx.set(_lease_at(key), json.dumps(lease))
+            tx.zadd(LEASES_KEY, {key: lease[1]})
 
     def ping(self) -> bool:
         """True when the backend answers."""
@@ -142,114 +144,92 @@ class Store:
         """Record a delivery as received (at `record.received_at`) unless it is a duplicate — a
         delivery runs when it is new, failed, or its enqueue was never confirmed; a succeeded or live
         one (queued, running, coalesced: the lease sweep brings a lost one back) is not; atomic."""
-        at, now = _record_at(record.key), record.received_at
+        now = record.received_at
 
-        def decide(tx: Any) -> bool:
-            current = _load(record.key, tx.get(at))
+        def decide(tx: Any, current: Record | None, _lease: object) -> bool:
             if current is not None and current.state is not State.FAILED and not (
                     current.state is State.RECEIVED and now - current.received_at > UNQUEUED_AFTER):
                 return False
-            tx.multi()
-            tx.set(at, _dump(Record(record.key, record.event, record.action, record.repository, State.RECEIVED, now)))
+            self._put(tx, record.key, Record(record.key, record.event, record.action, record.repository,
+                                             State.RECEIVED, now))
             tx.zadd(RECENT_KEY, {record.key: now})
             tx.zremrangebyrank(RECENT_KEY, 0, -RECENT - 1)
             return True
 
-        return self._atomic(decide, at, assume={at: None})
+        return self.kv.atomic(lambda tx: decide(tx, _load(record.key, tx.get(_record_at(record.key))), None),
+                              _record_at(record.key), assume={_record_at(record.key): None})
 
     def set_queued(self, key: str, claimed: Record | None = None) -> None:
-        """received → queued (`claimed`: the record as the caller claimed it, so the usual case needs no
-        read; a wrong guess only costs one)."""
-        self._update([key], lambda r: replace(r, state=State.QUEUED) if r.state is State.RECEIVED else None, claimed)
+        """received → queued (`claimed`: the record as the caller claimed it, so the usual case needs
+        no read)."""
+        def decide(tx: Any, current: Record | None, _lease: object) -> None:
+            if current is not None and current.state is State.RECEIVED:
+                self._put(tx, key, replace(current, state=State.QUEUED))
+
+        self._on(key, decide, claimed)
 
     def release_claim(self, key: str) -> None:
         """Forget a delivery that was received but could not be enqueued (its redelivery is new)."""
-        at = _record_at(key)
-
-        def decide(tx: Any) -> None:
-            current = _load(key, tx.get(at))
-            tx.multi()
+        def decide(tx: Any, current: Record | None, _lease: object) -> None:
             if current is not None and current.state is State.RECEIVED:
-                tx.delete(at)
+                tx.delete(_record_at(key))
                 tx.zrem(RECENT_KEY, key)
 
-        self._atomic(decide, at)
+        self._on(key, decide)
 
     def start(self, key: str, worker: str, until: float, task: str, now: float) -> bool:
         """received|queued → running, with a lease for `worker` holding `task` (the huey task's
         arguments) until `until`; False when the delivery is not (or no longer) due."""
-        at = _record_at(key)
-
-        def decide(tx: Any) -> bool:
-            current = _load(key, tx.get(at))
+        def decide(tx: Any, current: Record | None, _lease: object) -> bool:
             if current is None or current.state not in (State.RECEIVED, State.QUEUED):
                 return False
-            tx.multi()
-            tx.set(at, _dump(replace(current, state=State.RUNNING, started_at=now, finished_at=None,
-                                     runs=current.runs + 1)))
-            self._lease(tx, key, [worker, until, task])
+            self._put(tx, key, replace(current, state=State.RUNNING, started_at=now, finished_at=None,
+                                       runs=current.runs + 1), [worker, until, task])
             return True
 
-        return self._atomic(decide, at)
-
-    @staticmethod
-    def _lease(tx: Any, key: str, lease: list[Any] | None) -> None:
-        """Write (or with None drop) `key`'s lease [worker, until, task] and its place in the index."""
-        if lease is None:
-            tx.delete(_lease_at(key))
-            tx.zrem(LEASES_KEY, key)
-        else:
-            tx.set(_lease_at(key), json.dumps(lease))
-            tx.zadd(LEASES_KEY, {key: lease[1]})
+        return self._on(key, decide)
 
     def renew(self, key: str, worker: str, until: float) -> None:
-        def decide(tx: Any) -> None:
-            lease = json.loads(tx.get(_lease_at(key)) or "null")
-            tx.multi()
+        def decide(tx: Any, _current: object, lease: list[Any] | None) -> None:
             if lease is not None and lease[0] == worker:
-                self._lease(tx, key, [worker, until, lease[2]])
+                self._put(tx, key, None, [worker, until, lease[2]])
 
-        self._atomic(decide, _lease_at(key))
+        self._on(key, decide)
 
     def park(self, key: str, state: State, detail: str, worker: str, hold: float = 0.0) -> None:
         """running → `state` (queued for a retry, coalesced; a finished record keeps its
         outcome); `worker`'s lease on it dropped (the end of a job), or held until `hold`."""
-        at = _record_at(key)
+        def decide(tx: Any, current: Record | None, lease: list[Any] | None) -> None:
+            running = current is not None and current.state is State.RUNNING
+            self._put(tx, key, replace(current, state=state, detail=detail) if current and running else None,
+                      ([worker, hold, lease[2]] if hold else None) if lease is not None and lease[0] == worker
+                      else False)
 
-        def decide(tx: Any) -> None:
-            current, lease = _load(key, tx.get(at)), json.loads(tx.get(_lease_at(key)) or "null")
-            tx.multi()
-            if current is not None and current.state is State.RUNNING:
-                tx.set(at, _dump(replace(current, state=state, detail=detail)))
-            if lease is not None and lease[0] == worker:
-                self._lease(tx, key, [worker, hold, lease[2]] if hold else None)
-
-        self._atomic(decide, at, _lease_at(key))
+        self._on(key, decide)
 
     def finish(self, keys: Sequence[str], state: State, detail: str, now: float) -> None:
-        """Any unfinished of `keys` → `state` (their jobs' leases are theirs to drop)."""
-        self._update(keys, lambda r: None if r.state.final else replace(r, state=state, detail=detail,
-                                                                          finished_at=now))
+        """Each unfinished of `keys` → `state` (their jobs' leases are theirs to drop)."""
+        def decide(tx: Any, current: Record | None, _lease: object) -> None:
+            if current is not None and not current.state.final:
+                self._put(tx, current.key, replace(current, state=state, detail=detail, finished_at=now))
+
+        for key in keys:
+            self._on(key, decide)
 
     def lapsed(self, now: float) -> Sequence[tuple[str, str]]:
         """(key, task) of each lease that ran out, taken (each by exactly one caller) and its
         record put back to queued, so the caller enqueues the task again."""
         def take(key: str) -> str | None:
-            def decide(tx: Any) -> str | None:
-                current, lease = _load(key, tx.get(_record_at(key))), json.loads(tx.get(_lease_at(key)) or "null")
-                if lease is not None and lease[1] >= now:
-                    return None  # renewed since
-                tx.multi()
-                self._lease(tx, key, None)
-                if lease is None:
-                    return None  # dropped since (its index entry goes too)
-                if current is not None and current.state is State.RUNNING:
-                    tx.set(_record_at(key), _dump(replace(current, state=State.QUEUED)))
+            def decide(tx: Any, current: Record | None, lease: list[Any] | None) -> str | None:
+                if lease is None or lease[1] >= now:
+                    return None  # renewed or dropped since
+                running = current is not None and current.state is State.RUNNING
+                self._put(tx, key, replace(current, state=State.QUEUED) if current and running else None, None)
                 return str(lease[2])
 
-            return self._atomic(decide, _record_at(key), _lease_at(key))
+            return self._on(key, decide)
 
-        taken = [(str(key), take(str(key))) for key in self.kv.zrangebyscore(LEASES_KEY, float("-inf"), now)]
+        taken = [(key, take(key)) for key in map(str, self.kv.zrangebyscore(LEASES_KEY, float("-inf"), now))]
         return [(key, task) for key, task in taken if task is not None]
 
     def get(self, key: str) -> Record | None:
@@ -269,22 +249,20 @@ class Store:
             held = tx.get(at)
             if held is not None and (holder := json.loads(held))[0] != owner and holder[1] > now:
                 return False
-            tx.multi()
             tx.set(at, json.dumps([owner, now + ttl]))
             return True
 
-        return self._atomic(decide, at)
+        return self.kv.atomic(decide, at)
 
     def release(self, lock: str, owner: str) -> None:
         at = f"{PREFIX}lock:{lock}"
 
         def decide(tx: Any) -> None:
             held = tx.get(at)
-            tx.multi()
             if held is not None and json.loads(held)[0] == owner:
                 tx.delete(at)
 
-        self._atomic(decide, at)
+        self.kv.atomic(decide, at)
 
     def add_pending(self, lock: str, key: str) -> None:
         self.kv.zadd(f"{PREFIX}pending:{lock}", {key: 0})
@@ -299,11 +277,10 @@ class Store:
     def add(self, counts: Sequence[tuple[str, Labels, float]]) -> None:
         """Add to counters (name, labels, amount), in one write."""
         def decide(tx: Any) -> None:
-            tx.multi()
             for name, labels, amount in counts:
                 tx.zincrby(SAMPLES_KEY, amount, json.dumps([name, sorted(labels)]))
 
-        self._atomic(decide)
+        self.kv.atomic(decide)
 
     def set_gauge(self, name: str, labels: Labels, value: float) -> None:
         self.kv.zadd(SAMPLES_KEY, {json.dumps([name, sorted(labels)]): value})
@@ -335,8 +312,7 @@ CREATE TABLE IF NOT EXISTS zsets (key TEXT NOT NULL, member TEXT NOT NULL, score
 class SqliteKV:
     """The Redis commands the store uses (strings and sorted sets, redis-py's signatures) on one
     SQLite file. Each thread of each process opens its own connection (a forked worker never
-    reuses its parent's); a transaction is `BEGIN IMMEDIATE`, so concurrent writers take turns and
-    WATCH and MULTI have nothing to do."""
+    reuses its parent's); a transaction is `BEGIN IMMEDIATE`, so concurrent writers take turns."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -366,12 +342,6 @@ class SqliteKV:
             raise
         conn.execute("COMMIT")
         return value
-
-    def watch(self, *_keys: str) -> None:
-        """Nothing to watch: the transaction holds the database's write lock."""
-
-    def multi(self) -> None:
-        """Writes apply at once, inside the transaction."""
 
     def ping(self) -> bool:
         return self.conn.execute("SELECT 1").fetchone() == (1,)
@@ -451,7 +421,7 @@ class RedisKV:
         while True:
             decision = _Decision(self.client, dict(assume) if assume else {})
             if not assume:
-                decision.watch(*read)
+                decision.read_now(*read)
             assume = None
             value = decide(decision)
             if not decision.writes:
@@ -467,18 +437,12 @@ class _Decision:
     def __init__(self, client: Any, read: dict[str, str | None]) -> None:
         self.client, self.read, self.writes = client, read, []
 
-    def watch(self, *keys: str) -> None:
+    def read_now(self, *keys: str) -> None:
         if keys:
             self.read.update(zip(keys, self.client.mget(keys), strict=True))
 
-    def multi(self) -> None:
-        """The writes follow (they go to Redis together, when the decision is made)."""
-
     def get(self, key: str) -> str | None:
         return self.read[key]
-
-    def mget(self, keys: Sequence[str]) -> list[str | None]:
-        return [self.read[key] for key in keys]
 
     def set(self, key: str, value: str) -> None:
         self.writes.append(["SET", key, value])
