@@ -26,7 +26,7 @@ from itertools import chain
 from pathlib import Path
 from typing import Any, TypeVar
 
-PREFIX = "memshelf-bot:"
+PREFIX = "memshelf-bot:2:"  # the layout's version: keys of an earlier layout are left alone, never misread
 RECENT = 200  # records kept for the status page
 UNQUEUED_AFTER = 60.0  # seconds after which a record whose enqueue never confirmed may be claimed again
 RECENT_KEY, LEASES_KEY, SAMPLES_KEY = PREFIX + "recent", PREFIX + "leases", PREFIX + "samples"
