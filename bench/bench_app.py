@@ -41,9 +41,8 @@ from waitress.server import create_server  # noqa: E402
 
 from bot.app import jobs  # noqa: E402
 from bot.app.jobs import Backend, open_backend  # noqa: E402
-from bot.app.signature import sign  # noqa: E402
 from bot.app.store import State  # noqa: E402
-from bot.app.wsgi import WebhookApp  # noqa: E402
+from bot.app.wsgi import WebhookApp, sign  # noqa: E402
 from memshelf_render.validate import run as validate  # noqa: E402
 from tests.app_redis import free_port  # noqa: E402
 from tests.shelfgen import generate_shelf  # noqa: E402

@@ -12,7 +12,7 @@ from typing import Any
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from bot.app.signature import sign
+from bot.app.wsgi import sign
 
 SECRET = b"test-webhook-secret"
 

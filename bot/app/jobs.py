@@ -24,23 +24,23 @@ from memshelf_render.redact import mask
 from ..router import Route
 from . import metrics
 from .auth import InstallationTokens, TokenError
-from .leases import LEASE, Lease, Settled, coalesce, persist, requeue_lapsed, worker_id
+from .leases import LEASE, Lease, Settled, coalesce, persist, worker_id
 from .logs import cap, log
 from .store import State, Store
-from .store_sqlite import SqliteStore
 
 NAME = "memshelf-bot"
 RETRIES = 3  # huey's retries after the first attempt, for transient failures
 RETRY_DELAY = 5.0  # seconds before the first retry; ×4 for each next one, jittered ±20 %
 TRANSIENT_REASONS = frozenset({"rate-limited", "unavailable"})
-RUN_TASK = "memshelf_bot.run_job"
-SWEEP_TASK = "memshelf_bot.sweep"
 SWEEP_MINUTES = 5
 SWEEP_LOCK = "redelivery-sweep"
 SLUG_KEY = "app-slug"
 
+
 @dataclass
 class Backend:
+    """huey's queue and the store beside it, on the same SQLite directory or Redis."""
+
     huey: Huey
     store: Store
 
@@ -59,17 +59,15 @@ class Backend:
 def open_backend(data_dir: Path | None, redis_url: str | None) -> Backend:
     """huey on SQLite in `data_dir` (one machine) or on Redis (any number of machines)."""
     if redis_url:
-        from .store_redis import RedisStore
-
-        return Backend(RedisHuey(NAME, url=redis_url, results=False), RedisStore(redis_url))
+        return Backend(RedisHuey(NAME, url=redis_url, results=False), Store.redis(redis_url))
     if data_dir is None:
         raise ValueError("a data directory or a Redis URL is required")
     data_dir.mkdir(parents=True, exist_ok=True)
     return Backend(SqliteHuey(NAME, filename=str(data_dir / "queue.db"), results=False),
-                   SqliteStore(data_dir / "state.db"))
+                   Store.sqlite(data_dir / "state.db"))
 
 
-# runs the routed flow for one delivery; returns a short detail, raises on failure
+# runs the routed flow for one delivery (key, route, the App's login); returns a short detail, raises on failure
 Handler = Callable[[str, Route, str], str]
 
 
@@ -105,12 +103,12 @@ def current() -> Runtime:
     return _runtime
 
 
-def register(runtime: Runtime) -> TaskWrapper:
+def register(runtime: Runtime) -> None:
     """Declare the tasks on the runtime's huey (the same names in serve and worker)."""
     huey = runtime.backend.huey
-    huey.periodic_task(crontab(minute=f"*/{SWEEP_MINUTES}"), name=SWEEP_TASK)(sweep)
-    runtime.run = huey.task(retries=RETRIES, retry_delay=RETRY_DELAY, context=True, name=RUN_TASK)(run_job)
-    return runtime.run
+    huey.periodic_task(crontab(minute=f"*/{SWEEP_MINUTES}"), name="memshelf_bot.sweep")(sweep)
+    runtime.run = huey.task(retries=RETRIES, retry_delay=RETRY_DELAY, context=True, name="memshelf_bot.run_job")(
+        run_job)
 
 
 def sweep() -> None:
@@ -173,8 +171,7 @@ def _execute(runtime: Runtime, key: str, route: Route, lease: Lease, may_retry: 
         try:
             settled = Settled((key,), State.SUCCEEDED, flow())
         except Exception as exc:
-            detail = failed(exc)
-            if detail is None:
+            if (detail := failed(exc)) is None:
                 raise
             settled = Settled((key,), State.FAILED, detail)
     persist(lambda: store.finish(settled.keys, settled.state, settled.detail, time.time()))
@@ -225,13 +222,10 @@ def run_job(key: str, routed: str, task: Task | None = None) -> None:
 
 
 def requeue(runtime: Runtime) -> list[str]:
-    """Put the task of every lapsed lease back on the queue."""
-    def enqueue(task: str) -> None:
-        key, routed = json.loads(task)
-        runtime.enqueue(key, routed)
-
-    keys = list(requeue_lapsed(runtime.backend.store, enqueue))
-    for key in keys:
+    """Put the task of every lapsed lease back on the queue; the keys requeued."""
+    keys = []
+    for key, task in runtime.backend.store.lapsed(time.time()):
+        runtime.enqueue(*json.loads(task))
         log("job.requeued", logging.WARNING, delivery=cap(key))
+        keys.append(key)
     return keys
-

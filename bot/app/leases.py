@@ -3,9 +3,9 @@ coalescing with true outcomes.
 
 huey removes a task from the queue when a worker takes it, so a worker killed mid-job would lose
 it. A job therefore holds a lease in the store — its worker's random id, a deadline its heartbeat
-pushes forward, and the task's own arguments — and `requeue_lapsed` puts the task of every lease
-that ran out back on huey's queue. A worker is judged by its lease alone, never by a host name or
-a pid: another worker takes its jobs only when the lease lapses.
+pushes forward, and the task's own arguments — and the store's `lapsed` hands the task of every
+lease that ran out back, for the queue. A worker is judged by its lease alone, never by a host
+name or a pid: another worker takes its jobs only when the lease lapses.
 
 Renders of one repository+branch are serialized by a lock and coalesced: each render delivery
 joins the lock's pending set (at the front door and again when its job starts), and the lock
@@ -24,7 +24,7 @@ import os
 import threading
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .logs import log
@@ -95,24 +95,19 @@ class Lease:
 
 @dataclass(frozen=True, slots=True)
 class Settled:
-    """One render's outcome and the deliveries it stands for."""
+    """One run's outcome and the deliveries it stands for."""
 
     keys: tuple[str, ...]
     state: State
     detail: str
 
 
-def _settle(store: Store, lock: str, outcome: Settled) -> None:
-    """Record a render's outcome on every delivery it stood for, then let them leave the pending set."""
-    persist(lambda: store.finish(outcome.keys, outcome.state, outcome.detail, time.time()))
-    persist(lambda: store.drop_pending(lock, outcome.keys))
-
-
 def coalesce(store: Store, lock: str, lease: Lease, render: Callable[[], str],
              failed: Callable[[Exception], str | None]) -> list[Settled]:
-    """Render under `lock` once for every pending delivery; leave them to the holder when it is
-    taken. `failed(exc)` is the detail of a render that failed for good, or None when the job
-    should be retried (the exception then propagates and the deliveries stay pending)."""
+    """Render under `lock` once for every pending delivery and record each render's outcome on
+    them; leave them to the holder when it is taken. `failed(exc)` is the detail of a render that
+    failed for good, or None when the job should be retried (the exception then propagates and the
+    deliveries stay pending)."""
     done: list[Settled] = []
     while store.acquire(lock, lease.worker, lease.lease):
         lease.locks.add(lock)
@@ -121,11 +116,11 @@ def coalesce(store: Store, lock: str, lease: Lease, render: Callable[[], str],
                 try:
                     outcome = Settled(keys, State.SUCCEEDED, render())
                 except Exception as exc:
-                    detail = failed(exc)
-                    if detail is None:
+                    if (detail := failed(exc)) is None:
                         raise
                     outcome = Settled(keys, State.FAILED, detail)
-                _settle(store, lock, outcome)
+                persist(lambda o=outcome: store.finish(o.keys, o.state, o.detail, time.time()))
+                persist(lambda k=keys: store.drop_pending(lock, k))
                 done.append(outcome)
         finally:
             lease.locks.discard(lock)
@@ -133,11 +128,3 @@ def coalesce(store: Store, lock: str, lease: Lease, render: Callable[[], str],
         if not store.pending(lock):  # joined after our last look, by a job that found the lock held
             break
     return done
-
-
-def requeue_lapsed(store: Store, enqueue: Callable[[str], None], now: float | None = None) -> Sequence[str]:
-    """Put the task of every lapsed lease back on the queue; the keys requeued."""
-    lapsed = store.lapsed(time.time() if now is None else now)
-    for _key, task in lapsed:
-        enqueue(task)
-    return [key for key, _ in lapsed]

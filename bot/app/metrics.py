@@ -12,7 +12,7 @@ from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from .store import Labels, MetricKind, Sample, Store
+from .store import Labels, Store
 
 DELIVERIES = "memshelf_bot_deliveries"
 JOBS = "memshelf_bot_jobs"
@@ -28,7 +28,7 @@ HELP = {
     API_CALLS: "Requests made to GitHub's REST API.",
     RATE_REMAINING: "GitHub's rate-limit remaining, as last reported, per installation.",
 }
-_local: dict[tuple[str, Labels], Sample] = {}  # what this process could not write to the store
+_local: dict[tuple[str, Labels], float] = {}  # what this process could not write to the store
 
 
 def _count(store: Store, counts: list[tuple[str, Labels, float]]) -> None:
@@ -36,8 +36,7 @@ def _count(store: Store, counts: list[tuple[str, Labels, float]]) -> None:
         store.add(counts)
     except Exception:  # the store is unreachable: keep them here
         for name, labels, amount in counts:
-            old = _local.get((name, labels))
-            _local[(name, labels)] = Sample(MetricKind.COUNTER, name, labels, amount + (old.value if old else 0.0))
+            _local[(name, labels)] = _local.get((name, labels), 0.0) + amount
 
 
 def count_delivery(store: Store, event: str, outcome: str) -> None:
@@ -60,7 +59,7 @@ def count_api_calls(store: Store, installation: int, calls: int, remaining: int 
         try:
             store.set_gauge(RATE_REMAINING, labels, remaining)
         except Exception:  # the store is unreachable: keep it here
-            _local[(RATE_REMAINING, labels)] = Sample(MetricKind.GAUGE, RATE_REMAINING, labels, remaining)
+            _local[(RATE_REMAINING, labels)] = remaining
 
 
 def _histograms(samples: dict[str, dict[Labels, float]]) -> Iterator[Metric]:
@@ -79,18 +78,18 @@ class StoreCollector(Collector):
         self.store = store
         self.queue_depth = queue_depth
 
-    def _samples(self) -> tuple[Sequence[Sample], int | None]:
+    def _samples(self) -> tuple[Sequence[tuple[str, Labels, float]], int | None]:
         """The cluster's samples and queue depth, or this process's and None when unreachable."""
         try:
             return self.store.samples(), self.queue_depth()
         except Exception:  # the store or the queue is down (its own error type)
-            return list(_local.values()), None
+            return [(name, labels, value) for (name, labels), value in _local.items()], None
 
     def collect(self) -> Iterator[Metric]:
         samples, depth = self._samples()
         by_name: dict[str, dict[Labels, float]] = defaultdict(dict)
-        for sample in samples:
-            by_name[sample.name][sample.labels] = sample.value
+        for name, labels, value in samples:
+            by_name[name][labels] = value
         for name, doc in HELP.items():
             labelled = by_name.get(name, {})
             names = [k for k, _ in next(iter(labelled), ())]

@@ -44,7 +44,7 @@ def add_serve(sub: argparse._SubParsersAction) -> None:
 def add_worker(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("worker", help="App mode: job workers only (e.g. other machines on the Redis queue)")
     _queue_options(p)
-    p.set_defaults(handler="bot.app.worker:cli_main")
+    p.set_defaults(handler="bot.app.serve:worker_main")
 
 
 def add_setup(sub: argparse._SubParsersAction) -> None:

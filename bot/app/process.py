@@ -1,12 +1,11 @@
 """What `serve` and `worker` share: the configuration check, the job runtime, huey's consumer
-(process workers that die with it), the lease sweep, and a graceful stop on SIGTERM."""
+(process workers that die with it) and the lease sweep."""
 
 from __future__ import annotations
 
 import argparse
 import logging
 import os
-import signal
 import sys
 import threading
 import time
@@ -24,7 +23,7 @@ from ..router import Route
 from . import jobs
 from .auth import InstallationTokens
 from .config import AppConfig, ConfigError, load_config
-from .jobs import Backend, open_backend
+from .jobs import open_backend
 from .logs import log
 from .options import DEFAULT_DATA_DIR, DEFAULT_GRACE
 
@@ -46,39 +45,29 @@ def configure(args: argparse.Namespace, command: str, min_workers: int) -> AppCo
         return None
 
 
-def backend_for(args: argparse.Namespace) -> Backend:
-    return open_backend(data_dir_of(args), args.redis)
+def data_dir_of(args: argparse.Namespace) -> Path:
+    return args.data_dir or Path(DEFAULT_DATA_DIR)
 
 
-class DoorHandler:
-    """The job handler: the App's door runs the routed flow (imported at the first job, in the
-    worker that runs it: the door pulls in the adapter and git, which the webhook server never
-    needs). The same key on every run, so a re-run job finds its own check run. Checkouts come
-    from the repositories' object stores kept in `data_dir` (per machine), which fetch only what
-    is new."""
+def runtime_for(config: AppConfig, args: argparse.Namespace) -> jobs.Runtime:
+    """The job runtime on the queue `args` name, its tasks registered and installed; its handler
+    runs the routed flow through the App's door with the job's key, so a re-run job finds its own
+    check run. Checkouts come from the repositories' object stores kept in the data directory
+    (per machine), which fetch only what is new."""
+    tokens = InstallationTokens(config)
+    data_dir = data_dir_of(args)
 
-    def __init__(self, config: AppConfig, tokens: InstallationTokens, data_dir: Path) -> None:
-        self.config, self.tokens, self.data_dir = config, tokens, data_dir
-
-    def __call__(self, key: str, route: Route, login: str) -> str:
+    def handler(key: str, route: Route, login: str) -> str:
         from ..flows.result import FlowOutcome
-        from .door import run_route
+        from .door import run_route  # the adapter and git: loaded by the worker at its first job
 
-        result = run_route(route, key=key, config=self.config, tokens=self.tokens, login=login,
-                           data_dir=self.data_dir)
+        result = run_route(route, key=key, config=config, tokens=tokens, login=login, data_dir=data_dir)
         detail = f"{route.flow}: {result.outcome}" + (f": {result.detail}" if result.detail else "")
         if result.outcome is FlowOutcome.FAILED:
             raise jobs.FlowFailed(detail)
         return detail
 
-
-def data_dir_of(args: argparse.Namespace) -> Path:
-    return args.data_dir or Path(DEFAULT_DATA_DIR)
-
-
-def runtime_for(config: AppConfig, backend: Backend, data_dir: Path) -> jobs.Runtime:
-    tokens = InstallationTokens(config)
-    runtime = jobs.Runtime(backend, tokens, DoorHandler(config, tokens, data_dir))
+    runtime = jobs.Runtime(open_backend(data_dir, args.redis), tokens, handler)
     jobs.register(runtime)
     jobs.install(runtime)
     return runtime
@@ -116,28 +105,23 @@ class QuietQueue:
         return self._guard(lambda: self._read_schedule(timestamp), [])
 
 
-def _tied_to(parent: int) -> None:
-    """In a job process: die when the worker that forked it dies — at once on Linux (the core's
-    `die_with`: the kernel's parent-death signal), else within a second (a watch on the parent)."""
-    die_with(parent)
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(1.0)
-        os._exit(1)
-
-    threading.Thread(target=watch, name="memshelf-bot-parent-watch", daemon=True).start()
-
-
 class _Workers(ProcessEnvironment):
-    """huey's forked worker processes, tied to the worker's life (no orphan keeps taking jobs),
-    and not daemonic: a job may fork helpers of its own (the core checks a big shelf on every core)."""
+    """huey's forked worker processes, tied to the worker's life — at once on Linux (the core's
+    `die_with`: the kernel's parent-death signal), else within a second (a watch on the parent) —
+    so no orphan keeps taking jobs; and not daemonic: a job may fork helpers of its own (the core
+    checks a big shelf on every core)."""
 
     def create_process(self, runnable: Callable[[], None], name: str) -> Any:
         parent = os.getpid()
 
+        def watch() -> None:
+            while os.getppid() == parent:
+                time.sleep(1.0)
+            os._exit(1)
+
         def run() -> None:
-            _tied_to(parent)
+            die_with(parent)
+            threading.Thread(target=watch, name="memshelf-bot-parent-watch", daemon=True).start()
             runnable()
 
         process = super().create_process(run, name)
@@ -159,6 +143,13 @@ def start_consumer(runtime: jobs.Runtime, workers: int, grace: float = DEFAULT_G
                          shutdown_timeout=grace, initial_delay=0.05, max_delay=1.0, check_worker_health=True)
     consumer.start()
     return consumer
+
+
+def stop_consumer(consumer: Consumer | None) -> None:
+    """Stop taking jobs; let running ones finish within the grace, then interrupt them (their
+    leases lapse and they run again after restart)."""
+    if consumer is not None:
+        consumer.stop(graceful=True)
 
 
 @contextmanager
@@ -186,34 +177,3 @@ def requeueing(runtime: jobs.Runtime) -> Iterator[None]:
     finally:
         stop.set()
         thread.join()
-
-
-@contextmanager
-def until_signalled() -> Iterator[threading.Event]:
-    """An event set by SIGTERM or SIGINT (installed after the consumer's own handlers)."""
-    stop = threading.Event()
-
-    def handle(signum: int, _frame: object) -> None:
-        log("stopping", signal=signal.Signals(signum).name)
-        stop.set()
-
-    previous = {s: signal.signal(s, handle) for s in (signal.SIGTERM, signal.SIGINT)}
-    try:
-        yield stop
-    finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
-
-
-def supervise(stop: threading.Event, consumer: Consumer | None) -> None:
-    """Wait for the stop signal, restarting dead worker processes meanwhile."""
-    while not stop.wait(2.0):
-        if consumer is not None:
-            consumer.check_worker_health()
-
-
-def stop_consumer(consumer: Consumer | None) -> None:
-    """Stop taking jobs; let running ones finish within the grace, then interrupt them (their
-    leases lapse and they run again after restart)."""
-    if consumer is not None:
-        consumer.stop(graceful=True)

@@ -11,10 +11,13 @@ delivery again later.
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import hmac
+import html
 import json
 import logging
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,8 +27,6 @@ from ..events import Event
 from ..router import route
 from . import metrics
 from .logs import cap, log
-from .signature import verify
-from .status_page import render_status
 from .store import Record, State, Store, delivery_key
 
 MAX_BODY = 25 * 1024 * 1024  # GitHub caps payloads at 25 MB
@@ -36,6 +37,21 @@ KNOWN_EVENTS = frozenset({"ping", "push", "pull_request", "issue_comment", "chec
                           "workflow_run", "github_app_authorization"})
 StartResponse = Callable[..., Any]
 Enqueue = Callable[[str, str], None]  # (delivery key, routed event)
+
+
+SIGNATURE_PREFIX = "sha256="
+
+
+def sign(secret: bytes, body: bytes) -> str:
+    """GitHub's `X-Hub-Signature-256` for `body` under `secret` (HMAC-SHA256 of the raw body)."""
+    return SIGNATURE_PREFIX + hmac.new(secret, body, hashlib.sha256).hexdigest()
+
+
+def verify(secret: bytes, body: bytes, header: str | None) -> bool:
+    """True only for the exact signature of `body`; compared in constant time."""
+    if not header or not header.startswith(SIGNATURE_PREFIX):
+        return False
+    return hmac.compare_digest(sign(secret, body).encode("ascii"), header.strip().encode("ascii", "replace"))
 
 
 def _event_label(name: str) -> str:
@@ -95,35 +111,29 @@ class WebhookApp:
             return _reply(start_response, 202, {"status": "ignored"})
         key = delivery_key(guid, hook)
         action = str(payload.get("action") or "")
-        record = Record(key, event, action, routed.repository, State.RECEIVED, self.clock())
         try:
-            return self._enqueue(start_response, record, routed.lock, routed.to_json(), label,
-                                 routed.flow, routed.branch)
+            record = Record(key, event, action, routed.repository, State.RECEIVED, self.clock())
+            if not self.store.claim(record):
+                metrics.count_delivery(self.store, label, "duplicate")
+                log("webhook.duplicate", delivery=cap(key), gh_event=label)
+                return _reply(start_response, 202, {"status": "duplicate"})
+            try:
+                if routed.lock is not None:
+                    self.store.add_pending(routed.lock, key)  # a render job in progress takes it along
+                self.enqueue(key, routed.to_json())
+            except Exception:
+                with contextlib.suppress(Exception):  # the store is down too: UNQUEUED_AFTER frees the claim
+                    self.store.release_claim(key)  # its redelivery is new
+                raise
+            self.store.set_queued(key, record)
         except Exception as exc:  # the queue or the store is down (its backend's own error type)
             metrics.count_delivery(self.store, label, "unqueued")
             log("webhook.unqueued", logging.ERROR, delivery=cap(key), error=type(exc).__name__)
             return _reply(start_response, 503, {"error": "the queue is unreachable; redeliver later"},
                           [("Retry-After", RETRY_AFTER)])
-
-    def _enqueue(self, start_response: StartResponse, record: Record, lock: str | None, routed: str,
-                 label: str, flow: str, branch: str) -> Iterable[bytes]:
-        key = record.key
-        if not self.store.claim(record):
-            metrics.count_delivery(self.store, label, "duplicate")
-            log("webhook.duplicate", delivery=cap(key), gh_event=label)
-            return _reply(start_response, 202, {"status": "duplicate"})
-        try:
-            if lock is not None:
-                self.store.add_pending(lock, key)  # a render job in progress takes it along
-            self.enqueue(key, routed)
-        except Exception:
-            with contextlib.suppress(Exception):  # the store is down too: UNQUEUED_AFTER frees the claim
-                self.store.release_claim(key)  # its redelivery is new
-            raise
-        self.store.set_queued(key)
         metrics.count_delivery(self.store, label, "queued")
-        log("webhook.queued", delivery=cap(key), gh_event=label, action=cap(record.action, 40),
-            repository=record.repository, flow=flow, branch=mask(cap(branch, 100)))  # a branch is the pusher's
+        log("webhook.queued", delivery=cap(key), gh_event=label, action=cap(action, 40), repository=routed.repository,
+            flow=routed.flow, branch=mask(cap(routed.branch, 100)))  # a branch is the pusher's
         return _reply(start_response, 202, {"status": "queued"})
 
 
@@ -151,6 +161,40 @@ class AdminApp:
             page = render_status(recent, depth, self.clock())
             return _raw(start_response, 200, page.encode("utf-8"), "text/html; charset=utf-8")
         return _reply(start_response, 404, {"error": "not found"})
+
+
+STYLE = """
+body{font:14px/1.4 system-ui,sans-serif;margin:2rem;color:#1f2328}
+h1{font-size:1.4rem}table{border-collapse:collapse;width:100%}
+th,td{border-bottom:1px solid #d0d7de;padding:.35rem .6rem;text-align:left}
+th{background:#f6f8fa}.succeeded{color:#1a7f37}.failed{color:#cf222e}.running,.queued,.received,.coalesced{color:#9a6700}
+"""
+
+
+def render_status(recent: Sequence[Record], queue_depth: int, now: float) -> str:
+    """The status page: what the store records about each recent delivery (event, repository,
+    outcome, duration), every value escaped; never a payload, a token or the App's key."""
+    def when(ts: float) -> str:
+        ago = max(now - ts, 0)
+        return f"{ago:.0f} s ago" if ago < 120 else time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(ts))
+
+    def row(d: Record) -> str:
+        cells = [d.event + (f".{d.action}" if d.action else ""), d.repository, d.state.value,
+                 f"{d.duration:.2f} s" if d.duration is not None else "", when(d.received_at), d.detail[:160]]
+        return f'<tr class="{html.escape(d.state.value)}">' + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>"
+
+    rows = "\n".join(row(d) for d in recent) or '<tr><td colspan="6">no deliveries yet</td></tr>'
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>memshelf-bot</title><style>{STYLE}</style></head>
+<body><h1>memshelf-bot</h1>
+<p>Queue depth: <strong id="queue-depth">{int(queue_depth)}</strong></p>
+<h2>Recent deliveries</h2>
+<table id="deliveries"><thead><tr><th>event</th><th>repository</th><th>outcome</th><th>duration</th>
+<th>received</th><th>detail</th></tr></thead>
+<tbody>
+{rows}
+</tbody></table></body></html>
+"""
 
 
 def _raw(start_response: StartResponse, status: int, body: bytes, content_type: str,

@@ -9,7 +9,7 @@ from pathlib import Path
 from bot.app.auth import InstallationTokens
 from bot.app.config import load_config
 from bot.app.redeliver import redeliver_failed
-from bot.app.store_sqlite import SqliteStore
+from bot.app.store import Store
 from memshelf_sandbox import Sandbox
 from memshelf_sandbox.app import App
 from tests.app_helpers import rsa_pem
@@ -37,7 +37,7 @@ def test_failed_deliveries_are_redelivered_once(tmp_path: Path) -> None:
         assert len(failed) >= 2
         config = load_config({"MEMSHELF_BOT_APP_ID": str(APP_ID), "MEMSHELF_BOT_PRIVATE_KEY": pem,
                               "MEMSHELF_BOT_WEBHOOK_SECRET": "s"}, sb.api_url)
-        store = SqliteStore(tmp_path / "state.db")
+        store = Store.sqlite(tmp_path / "state.db")
         assert redeliver_failed(InstallationTokens(config), store) == len(failed)
         assert sb.deliveries.wait_idle(30)
         again = [d for d in sb.deliveries.listing() if d["redelivery"]]

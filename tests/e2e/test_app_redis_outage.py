@@ -21,8 +21,7 @@ from bot.app import jobs
 from bot.app.jobs import open_backend
 from bot.app.leases import LEASE_SECONDS
 from bot.app.process import QuietQueue, requeueing
-from bot.app.store import State, delivery_key
-from bot.app.store_redis import RedisStore
+from bot.app.store import State, Store, delivery_key
 from bot.app.wsgi import WebhookApp
 from memshelf_sandbox import Sandbox
 from memshelf_sandbox.app import App
@@ -155,7 +154,7 @@ def test_redis_stopped_mid_render_gives_one_check_run_and_the_outcome_once_it_re
                 time.sleep(0.1)
             time.sleep(1.0)  # the job now retries its outcome write
             outage.start()
-            store = RedisStore(outage.url)
+            store = Store.redis(outage.url)
             key = delivery_key(headers["X-GitHub-Delivery"], "1")
             wait_handled(store, {key}, timeout=90)
             record = store.get(key)

@@ -17,9 +17,7 @@ from pathlib import Path
 import pytest
 from github import Auth, GithubIntegration
 
-from bot.app.store import State, delivery_key
-from bot.app.store_redis import RedisStore
-from bot.app.store_sqlite import SqliteStore
+from bot.app.store import State, Store, delivery_key
 from memshelf_sandbox import Sandbox
 from memshelf_sandbox.app import App
 from tests.app_helpers import delivery_headers, rsa_pem
@@ -85,7 +83,7 @@ def test_two_servers_three_workers_on_redis(stage: Stage, redis_url: str, tmp_pa
                 bad = [(rng.choice(serves).url, body, delivery_headers("push", body, secret=b"forged"))
                        for body in rng.sample([d[1] for d in batch], 10)]
                 statuses["bad"] += list(pool.map(lambda d: post(d[0] + "/webhook", d[1], d[2])[0], bad))
-        store = RedisStore(redis_url)
+        store = Store.redis(redis_url)
         keys = {delivery_key(h["X-GitHub-Delivery"], h["X-GitHub-Hook-ID"]) for _, _, h in sent}
         wait_handled(store, keys)
         redelivered = rng.sample(sent, 20)  # GitHub's redelivery of a delivery that succeeded: nothing runs
@@ -123,7 +121,7 @@ def test_a_worker_killed_mid_job_runs_it_again_after_restart(stage: Stage, tmp_p
         body = push_payload(stage.sb, name, after, stage.installation)
         headers = delivery_headers("push", body, guid=str(uuid.uuid4()))
         assert post(serve.url + "/webhook", body, headers)[0] == 202
-        store = SqliteStore(data / "state.db")
+        store = Store.sqlite(data / "state.db")
         key = delivery_key(headers["X-GitHub-Delivery"], "1")
         deadline = time.monotonic() + 60
         while (record := store.get(key)) is None or record.state is not State.RUNNING:

@@ -17,8 +17,7 @@ from pathlib import Path
 import pytest
 from github import Auth, GithubIntegration
 
-from bot.app.store import State, delivery_key
-from bot.app.store_sqlite import SqliteStore
+from bot.app.store import State, Store, delivery_key
 from memshelf_sandbox import Sandbox
 from memshelf_sandbox.app import App
 from memshelf_sandbox.faults import Delay
@@ -93,7 +92,7 @@ def test_serve_lets_a_running_job_finish_within_the_grace_then_exits_0(stage: St
     finally:
         held.release()
         serve.kill()
-    record = SqliteStore(stage.data / "state.db").get(key)
+    record = Store.sqlite(stage.data / "state.db").get(key)
     assert record is not None and (record.state, record.runs) == (State.SUCCEEDED, 1), record
     events = [line.get("event") for line in serve.log_objects()]
     assert events.index("stopping") < events.index("job.finished") < events.index("stopped")
@@ -106,7 +105,7 @@ def test_a_job_longer_than_the_grace_is_left_unfinished_and_runs_again_at_the_ne
     worker = start(["worker", "--workers", "1", "--grace", "1", *stage.common()], stage.env, stage.data.parent)
     held = stage.sb.faults.delay("POST", COMMITS, 120.0)  # far past the grace; released at the end
     restarted: Proc | None = None
-    store = SqliteStore(stage.data / "state.db")
+    store = Store.sqlite(stage.data / "state.db")
     try:
         key = stage.deliver_a_merge(serve.url, "2026-10-11-late")
         held_mid_job(held)
@@ -150,7 +149,7 @@ def test_a_worker_killed_by_sigkill_takes_its_job_processes_along_and_the_job_ru
     worker = start(["worker", "--workers", "1", *stage.common()], stage.env, stage.data.parent)
     held = stage.sb.faults.delay("POST", COMMITS, 120.0)
     restarted: Proc | None = None
-    store = SqliteStore(stage.data / "state.db")
+    store = Store.sqlite(stage.data / "state.db")
     try:
         key = stage.deliver_a_merge(serve.url, "2026-10-12-killed")
         held_mid_job(held)

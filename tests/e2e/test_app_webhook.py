@@ -15,9 +15,8 @@ from huey.exceptions import RetryTask
 from bot.app import jobs, metrics
 from bot.app.auth import TokenError
 from bot.app.jobs import open_backend
-from bot.app.signature import sign, verify
 from bot.app.store import State, delivery_key
-from bot.app.wsgi import MAX_BODY, AdminApp, WebhookApp
+from bot.app.wsgi import MAX_BODY, AdminApp, WebhookApp, sign, verify
 from tests.app_helpers import SECRET, Recorder, call, delivery_headers, pull_payload, push_payload
 from tests.app_redis import flush, redis_url  # noqa: F401  (the fixture)
 
