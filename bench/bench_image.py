@@ -11,7 +11,7 @@ two versions alternate and see the same load), one `docker run --rm --network=no
 - `container`: `/bin/true` as the entrypoint — the container's start and teardown alone;
 - `python`: `python -c pass` — plus the interpreter's start (the venv's `site`);
 - `version`: `memshelf-bot --version` — plus the console script;
-- `imports`: `python -c 'import bot.action'` — plus the Action's front door and every flow's module;
+- `imports`: `python -c 'import bot.action'` — plus the Action's door and validate's flow;
 - `verdict`: the Action itself, as `tests/container/smoke.py` times it: a pull request adding one
   episode to a rendered 1,000-episode shelf, `mode: validate`, the runner's mounts and `INPUT_*`.
 

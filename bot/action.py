@@ -11,9 +11,10 @@ else → a notice, exit 0. A fork's `pull_request` run has a read-only `GITHUB_T
 says so to the port before the flow runs (the flow never knows). Exit status: the result's (0
 clean, 1 violations or failed work, 2 configuration error).
 
-Only `mode: validate` and `badge`'s flow is imported with this module: the router (which imports
-every flow to fill its table), the other flows and the sinks that write to GitHub are imported by
-the mode that runs them, so a validate run — the image's start → verdict — loads none of them.
+This module imports one flow, `bot.flows.local` (modes `validate` and `badge`): the router (which
+imports every flow to fill its table), the other flows and the sinks that write to GitHub are
+imported by the mode that runs them, so a validate run — the image's start → verdict — loads none
+of them.
 """
 
 from __future__ import annotations
