@@ -89,6 +89,11 @@ class GitStore:
             raise ValueError(f"not a bare git repository: {self.path}")
         self._cached_diff = lru_cache(maxsize=64)(self._diff)
         self._cached_merge = lru_cache(maxsize=256)(self._merge_tree)
+        # objects are content-addressed, so what a sha names never changes: read each once (every API
+        # answer reads the same few commits again, one `git cat-file` process each)
+        self._types: dict[str, str] = {}
+        self._cached_blob = lru_cache(maxsize=1024)(self._read_blob)
+        self._cached_commit = lru_cache(maxsize=1024)(self._read_commit)
 
     def git(self, *args: str, input: bytes | None = None, env: dict[str, str] | None = None,
             ok: tuple[int, ...] = (0,)) -> subprocess.CompletedProcess[bytes]:
@@ -104,18 +109,30 @@ class GitStore:
     # objects -----------------------------------------------------------------
 
     def object_type(self, sha: str) -> str | None:
+        """The object's type; None while no such object exists (that one is asked again: it may be written)."""
         if not SHA_RE.match(sha):
             return None
-        proc = self.git("cat-file", "-t", sha, ok=(0, 1, 128))
-        return proc.stdout.decode().strip() if proc.returncode == 0 else None
+        if sha not in self._types:
+            proc = self.git("cat-file", "-t", sha, ok=(0, 1, 128))
+            if proc.returncode != 0:
+                return None
+            self._types[sha] = proc.stdout.decode().strip()
+        return self._types[sha]
 
     def read_blob(self, sha: str) -> bytes:
+        return self._cached_blob(sha) if SHA_RE.match(sha) else self._read_blob(sha)
+
+    def _read_blob(self, sha: str) -> bytes:
         return self.git("cat-file", "blob", sha).stdout
 
     def write_blob(self, data: bytes) -> str:
         return self.out("hash-object", "-w", "--stdin", input=data)
 
     def commit(self, sha: str) -> CommitInfo:
+        """The commit a sha names (any other revision is read afresh: a name can move)."""
+        return self._cached_commit(sha) if SHA_RE.match(sha) else self._read_commit(sha)
+
+    def _read_commit(self, sha: str) -> CommitInfo:
         raw = self.git("cat-file", "commit", sha).stdout.decode("utf-8", "replace")
         head, _, message = raw.partition("\n\n")
         tree, parents, author, committer = "", [], None, None
