@@ -13,12 +13,15 @@ import os
 import re
 import subprocess
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import TypeVar
 
 ZERO = "0" * 40
 SHA_RE = re.compile(r"^[0-9a-f]{40}$")
+T = TypeVar("T")
 
 
 class GitError(RuntimeError):
@@ -89,6 +92,14 @@ class GitStore:
             raise ValueError(f"not a bare git repository: {self.path}")
         self._cached_diff = lru_cache(maxsize=64)(self._diff)
         self._cached_merge = lru_cache(maxsize=256)(self._merge_tree)
+        # objects are content-addressed, so what a sha names never changes: read each once (`_by_sha`;
+        # every API answer reads the same few commits and histories again, one git process each)
+        self._types: dict[str, str] = {}
+        self._cached_blob = lru_cache(maxsize=1024)(self._read_blob)
+        self._cached_commit = lru_cache(maxsize=1024)(self._read_commit)
+        self._cached_is_ancestor = lru_cache(maxsize=1024)(self._is_ancestor)
+        self._cached_merge_base = lru_cache(maxsize=1024)(self._merge_base)
+        self._cached_between = lru_cache(maxsize=1024)(self._between)
 
     def git(self, *args: str, input: bytes | None = None, env: dict[str, str] | None = None,
             ok: tuple[int, ...] = (0,)) -> subprocess.CompletedProcess[bytes]:
@@ -104,18 +115,29 @@ class GitStore:
     # objects -----------------------------------------------------------------
 
     def object_type(self, sha: str) -> str | None:
+        """The object's type; None while no such object exists (that one is asked again: it may be written)."""
         if not SHA_RE.match(sha):
             return None
-        proc = self.git("cat-file", "-t", sha, ok=(0, 1, 128))
-        return proc.stdout.decode().strip() if proc.returncode == 0 else None
+        if sha not in self._types:
+            proc = self.git("cat-file", "-t", sha, ok=(0, 1, 128))
+            if proc.returncode != 0:
+                return None
+            self._types[sha] = proc.stdout.decode().strip()
+        return self._types[sha]
 
     def read_blob(self, sha: str) -> bytes:
+        return self._by_sha(self._cached_blob, self._read_blob, sha)
+
+    def _read_blob(self, sha: str) -> bytes:
         return self.git("cat-file", "blob", sha).stdout
 
     def write_blob(self, data: bytes) -> str:
         return self.out("hash-object", "-w", "--stdin", input=data)
 
     def commit(self, sha: str) -> CommitInfo:
+        return self._by_sha(self._cached_commit, self._read_commit, sha)
+
+    def _read_commit(self, sha: str) -> CommitInfo:
         raw = self.git("cat-file", "commit", sha).stdout.decode("utf-8", "replace")
         head, _, message = raw.partition("\n\n")
         tree, parents, author, committer = "", [], None, None
@@ -207,15 +229,30 @@ class GitStore:
     # history and diffs -------------------------------------------------------
 
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
+        return self._by_sha(self._cached_is_ancestor, self._is_ancestor, ancestor, descendant)
+
+    def _is_ancestor(self, ancestor: str, descendant: str) -> bool:
         return self.git("merge-base", "--is-ancestor", ancestor, descendant, ok=(0, 1)).returncode == 0
 
     def merge_base(self, a: str, b: str) -> str | None:
+        return self._by_sha(self._cached_merge_base, self._merge_base, a, b)
+
+    def _merge_base(self, a: str, b: str) -> str | None:
         proc = self.git("merge-base", a, b, ok=(0, 1))
         return proc.stdout.decode().strip() or None
 
     def commits_between(self, base: str, head: str) -> list[str]:
         """Commits reachable from head and not from base, oldest first (GitHub's order)."""
-        return self.out("rev-list", "--reverse", f"{base}..{head}").split()
+        return list(self._by_sha(self._cached_between, self._between, base, head))
+
+    def _between(self, base: str, head: str) -> tuple[str, ...]:
+        return tuple(self.out("rev-list", "--reverse", f"{base}..{head}").split())
+
+    @staticmethod
+    def _by_sha(cached: Callable[..., T], plain: Callable[..., T], *revs: str) -> T:
+        """What `plain` answers: from `cached` when every rev is a sha (an object, and so a commit's
+        history, never changes), afresh when one is a name (a name can move)."""
+        return cached(*revs) if all(SHA_RE.match(rev) for rev in revs) else plain(*revs)
 
     def merge_tree(self, ours: str, theirs: str) -> str | None:
         """The tree of a clean three-way merge (real `git merge-tree`), or None on conflict."""
