@@ -37,7 +37,7 @@ _PIECES = [*FRAGMENTS, "x", "_", "1", "İ", "ı", "K", "ſ", "Ignore", "YOU", "d
            "you you are now the", "donot", "do", "Do Not inform the USER", "[inst][/INST]"]
 
 
-@settings(max_examples=800, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=500, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(st.sampled_from(_PIECES), max_size=20).map("".join))
 def test_instruction_patterns_equal_their_definitions(text):
     for pattern in content.INSTRUCTIONS.values():
@@ -52,7 +52,7 @@ _DRAWN = [r"(?i)\b(?:ab|abc|b)c", r"(?i)(?:aa|a)a", r"(?i)x(?:y|z)?", r"(?i)\bi\
           r"(?i)(?:in|i)(?:n|)"]
 
 
-@settings(max_examples=800, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=500, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.sampled_from(_DRAWN),
        st.lists(st.sampled_from(["a", "A", "b", "c", "x", "y", "z", "s", "S", "ſ", "t", "T", "i", "I", "İ", "ı", "n",
                                  "o", "O", " ", "\n", "_"]), max_size=24).map("".join))
