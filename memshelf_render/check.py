@@ -19,7 +19,7 @@ from .redact import mask
 from .render import plan
 from .render.cells import CellGuard
 from .render.ledger import HEADER, ledger_row
-from .render.meta import meta_entries
+from .render.meta import meta_entries, meta_piece
 from .rules.context import Context
 from .rules.structure import policy_checks
 from .shelf import STANDARD_CATEGORIES, EpisodeRef, Shelf
@@ -218,7 +218,7 @@ def rows_from_derived(shelf: Shelf, refs: list[EpisodeRef], ledger_text: str,
         rec = _rebuilt(ref, filename, same_id[0], meta.get(filename))
         if rec is None or ledger_row(rec, guard) != "\t".join(same_id[0]):
             continue
-        mine = meta_entries([rec], archived=ref.archived, guard=guard).get(ref.category, {})
+        mine = meta_entries([rec], [meta_piece(rec, guard)], archived=ref.archived)[0].get(ref.category, {})
         if mine == ({filename: meta[filename]} if filename in meta else {}):
             found[ref.path] = (ref.path, rec, None)
     return found
