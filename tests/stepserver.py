@@ -42,9 +42,11 @@ from memshelf_sandbox.actionrun import ACTION_COMMAND, run_subprocess
 
 # What a step's modes import, imported once by the server. `bot.cli` itself is left out: `-m`
 # runs it as `__main__`, and runpy warns when the module is already loaded. `bot.app.leases`
-# (read from the environment at import) is not among them, nor imported by any of them.
+# (read from the environment at import) is not among them, nor imported by any of them; nor is
+# matplotlib (render's chart helper), which settles its config and cache directories from HOME and
+# MPLCONFIGDIR when imported, and each step has its own HOME.
 WARM_MODULES = (
-    "argparse", "memshelf_render.cli", "bot.app.options", "bot.action", "bot.router", "bot.adapters.pygithub",
+    "runpy", "argparse", "memshelf_render.cli", "bot.app.options", "bot.action", "bot.router", "bot.adapters.pygithub",
     "bot.report.check_run", "bot.report.comment", "bot.report.review", "bot.report.sarif",
     "bot.flows.fork_comment", "github", "requests", "jwt",
 )
