@@ -24,9 +24,12 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import importlib
 import itertools
 import json
 import os
+import runpy
+import select
 import signal
 import subprocess
 import sys
@@ -114,8 +117,6 @@ def _child(request: dict[str, Any], inherited: Sequence[int]) -> None:
         sys.path[0] = os.getcwd()  # `-m` puts the working directory first
         sys.argv = ["-m", *request["argv"]]
         sys.modules.pop("bot.cli", None)
-        import runpy
-
         try:
             runpy.run_module("bot.cli", run_name="__main__", alter_sys=True)
             status = 0
@@ -131,8 +132,6 @@ def _child(request: dict[str, Any], inherited: Sequence[int]) -> None:
 
 def serve(requests: int, replies: int) -> None:
     """Fork a child per request line; answer its pid at once and its exit status when it ends."""
-    import importlib
-
     for name in WARM_MODULES:
         importlib.import_module(name)
     assert "bot.app.leases" not in sys.modules, "a warmed module reads the environment at import"
@@ -143,8 +142,6 @@ def serve(requests: int, replies: int) -> None:
     running: dict[int, int] = {}  # pid -> request id
     pending = b""
     open_requests = True
-    import select
-
     while open_requests or running:
         readable, _, _ = select.select([wake_r] + ([requests] if open_requests else []), [], [])
         if wake_r in readable:
