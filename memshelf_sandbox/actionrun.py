@@ -4,7 +4,8 @@ The runner gives a step an event file, `GITHUB_*` variables, `INPUT_*` variables
 and a summary file, and reads workflow commands from its stdout. `run_step` does the same in a
 subprocess; `StepResult` holds the exit status, the outputs, the summary and the annotations
 parsed as GitHub would (commands inside `::stop-commands::` blocks are ignored, as there).
-The demo and the end-to-end tests use it.
+The demo and the end-to-end tests use it; a test suite may pass its own `runner` (one with
+`run_subprocess`'s signature that runs the same command) to start steps more cheaply.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import re
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +24,17 @@ from typing import Any
 _COMMAND = re.compile(r"^::(?P<name>[a-z-]+)(?: (?P<props>[^:]*))?::(?P<data>.*)$")
 _PROPERTY_ESCAPES = (("%2C", ","), ("%3A", ":"), ("%0A", "\n"), ("%0D", "\r"), ("%25", "%"))
 _DATA_ESCAPES = (("%0A", "\n"), ("%0D", "\r"), ("%25", "%"))
+ACTION_COMMAND = (sys.executable, "-m", "bot.cli", "action")
+
+
+def run_subprocess(command: Sequence[str], *, cwd: Path, env: Mapping[str, str],
+                   timeout: float) -> subprocess.CompletedProcess[str]:
+    """The step's process, as the runner starts it."""
+    return subprocess.run(list(command), cwd=cwd, env=dict(env), capture_output=True, text=True, timeout=timeout,
+                          check=False)
+
+
+Runner = Callable[..., subprocess.CompletedProcess[str]]
 
 
 def _unescape(text: str, escapes: tuple[tuple[str, str], ...]) -> str:
@@ -112,7 +125,8 @@ def parse_commands(stdout: str) -> tuple[list[Annotation], list[str]]:
 
 def run_step(*, workspace: Path, event_name: str, payload: dict[str, Any], repository: str, api_url: str,
              server_url: str | None = None, inputs: dict[str, str] | None = None, home: Path | None = None,
-             extra_env: dict[str, str] | None = None, timeout: float = 300) -> StepResult:
+             extra_env: dict[str, str] | None = None, timeout: float = 300,
+             runner: Runner = run_subprocess) -> StepResult:
     """One `memshelf-bot action` step in a subprocess, with a runner-like environment."""
     with tempfile.TemporaryDirectory(prefix="memshelf-bot-step-") as tmp:
         scratch = Path(tmp)
@@ -131,8 +145,7 @@ def run_step(*, workspace: Path, event_name: str, payload: dict[str, Any], repos
         })
         env.update({f"INPUT_{name.upper()}": value for name, value in (inputs or {}).items()})
         env.update(extra_env or {})
-        proc = subprocess.run([sys.executable, "-m", "bot.cli", "action"], cwd=workspace, env=env,
-                              capture_output=True, text=True, timeout=timeout, check=False)
+        proc = runner(ACTION_COMMAND, cwd=workspace, env=env, timeout=timeout)
         annotations, masks = parse_commands(proc.stdout)
         return StepResult(proc.returncode, proc.stdout, proc.stderr,
                           parse_outputs(output_path.read_text(encoding="utf-8")),

@@ -2,6 +2,11 @@
 workspaces that are real clones over smart HTTP, and steps run as the Actions runner would.
 
 Use in a test module: `shelf_sandbox = action_harness.shelf_sandbox` (re-binding the fixture).
+
+Steps run through this worker's fork server (tests/stepserver.py): a process per step, without
+paying the bot's imports each time. A test marked `real_step` runs its steps as real
+`python -m bot.cli action` subprocesses, as the demo and the runner do; every event kind keeps
+such a test.
 """
 
 from __future__ import annotations
@@ -19,9 +24,10 @@ import pytest
 from bot.context import WRITE_SPACING_VAR
 from memshelf_render.render import render_shelf
 from memshelf_render.shelf import load_shelf
-from memshelf_sandbox import Sandbox, seed_bare_repo
-from memshelf_sandbox.actionrun import StepResult, run_step
+from memshelf_sandbox import Sandbox, actionrun, seed_bare_repo
+from memshelf_sandbox.actionrun import Runner, StepResult, run_subprocess
 from tests.sandbox_fixtures import branch_with, pull_request_event, push_event
+from tests.stepserver import StepServer
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "memshelf_sandbox" / "data" / "example-shelf"
 REPO = "octo/shelf"
@@ -31,6 +37,13 @@ MAINTAINER_TOKEN = "ghp_" + "Ma1nta1n" * 4 + "wxyz"
 # tests/unit/test_action_runtime.py's), as the demo runs it.
 SANDBOX_ENV = {WRITE_SPACING_VAR: "0"}
 TOWER = "docs/topics/2026-09-16-tower-rack-case.md"
+STEP_SERVER = StepServer()  # this worker's, started on its first step
+REAL_STEP = "real_step"
+
+
+def run_step(**step: Any) -> StepResult:
+    """`actionrun.run_step` through this worker's fork server."""
+    return actionrun.run_step(runner=STEP_SERVER, **step)
 
 
 def episode(stem: str, *, kind: str = "topic", title: str = "UPS runtime", extra: str = "", body: str = "") -> str:
@@ -90,9 +103,10 @@ def shelf_sandbox(tmp_path: Path) -> Iterator[Sandbox]:
 class Harness:
     """Drives one sandbox: agent branches and PRs straight in git, workspaces cloned over HTTP."""
 
-    def __init__(self, sb: Sandbox, tmp: Path) -> None:
+    def __init__(self, sb: Sandbox, tmp: Path, runner: Runner = STEP_SERVER) -> None:
         self.sb = sb
         self.tmp = tmp
+        self.runner = runner
         self.home = tmp / "home"
         self.home.mkdir(exist_ok=True)
         self._clones = 0
@@ -120,9 +134,9 @@ class Harness:
 
     def step(self, event_name: str, payload: dict[str, Any], workspace: Path, token: str = BOT_TOKEN,
              **inputs: str) -> StepResult:
-        return run_step(workspace=workspace, event_name=event_name, payload=payload, repository=REPO,
-                        api_url=self.sb.api_url, inputs={"token": token, **inputs}, home=self.home,
-                        extra_env=SANDBOX_ENV)
+        return actionrun.run_step(workspace=workspace, event_name=event_name, payload=payload, repository=REPO,
+                                  api_url=self.sb.api_url, inputs={"token": token, **inputs}, home=self.home,
+                                  extra_env=SANDBOX_ENV, runner=self.runner)
 
     def pr_step(self, number: int, action: str = "opened", token: str = BOT_TOKEN, payload: dict | None = None,
                 **inputs: str) -> StepResult:
@@ -156,5 +170,6 @@ class Harness:
 
 
 @pytest.fixture
-def harness(shelf_sandbox: Sandbox, tmp_path: Path) -> Harness:
-    return Harness(shelf_sandbox, tmp_path)
+def harness(shelf_sandbox: Sandbox, tmp_path: Path, request: pytest.FixtureRequest) -> Harness:
+    real = request.node.get_closest_marker(REAL_STEP) is not None
+    return Harness(shelf_sandbox, tmp_path, run_subprocess if real else STEP_SERVER)

@@ -159,3 +159,10 @@ def workflow_dispatch_event(sb: Sandbox, ref: str = "refs/heads/main", inputs: d
     payload = webhooks.base(sb.repo, "workflow_dispatch", _who(sb, sender))
     payload.update(ref=ref, inputs=inputs or {})
     return validated("workflow_dispatch", payload)
+
+
+def merge_group_event(sb: Sandbox, head_ref: str, base_sha: str, base_ref: str = "refs/heads/main",
+                      sender: str = "octo") -> dict[str, Any]:
+    """A `merge_group` `checks_requested` event for the queue branch `head_ref` (from `sb.enqueue`)."""
+    return validated("merge_group.checks_requested",
+                     webhooks.merge_group(sb.repo, head_ref, base_ref, base_sha, _who(sb, sender)))

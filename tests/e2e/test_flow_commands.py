@@ -89,6 +89,7 @@ def pushes(h: Harness, since: int = 0) -> int:
     return sum(c.path.endswith("/git-receive-pack") for c in h.sb.calls[since:])
 
 
+@pytest.mark.real_step  # issue_comment on the real `python -m bot.cli action`
 def test_resolve_from_a_writer_merges_restores_and_unions_in_one_signed_commit(harness: Harness) -> None:
     number, head = conflicting(harness, render=True)
     assert harness.repo.get_pull(number).mergeable_state == "dirty"

@@ -12,6 +12,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests import action_harness
 from tests.action_harness import BOT_TOKEN, REPO, Harness, episode
 from tests.sandbox_fixtures import pull_request_event
@@ -62,6 +64,7 @@ def post_as_the_template(repo: Any, comment_file: Path, run_head_sha: str) -> Po
     return outcome
 
 
+@pytest.mark.real_step  # a fork's pull_request on the real `python -m bot.cli action`
 def test_a_fork_runs_comment_is_kept_as_the_artifact_and_posted_by_the_workflow_run(harness: Harness) -> None:
     sha = harness.branch("scratch/fork-head", {NAS: BAD_TEXT})
     number = harness.sb.open_fork_pull("outsider/shelf", "patch-1", sha, "NAS from a fork", "outsider")

@@ -35,6 +35,7 @@ def comment_calls(h: Harness, since: int = 0) -> list[tuple[str, int]]:
             and method != "GET"]
 
 
+@pytest.mark.real_step  # pull_request on the real `python -m bot.cli action`
 def test_a_bad_episode_fails_with_exact_annotations_a_sticky_comment_and_outputs(harness: Harness) -> None:
     number = harness.open_pr("night-shift/one", {GOOD: episode("2026-09-22-ups-runtime"), BAD: BAD_TEXT,
                                                   ODD: ODD_TEXT})
@@ -96,6 +97,7 @@ def test_the_pr_head_is_checked_whatever_the_workspace_holds(harness: Harness, c
     assert not (workspace / ".git" / "worktrees").exists() or not any((workspace / ".git" / "worktrees").iterdir())
 
 
+@pytest.mark.real_step  # the fork token's case too
 @pytest.mark.parametrize("how", ["read-only token", "injected 403"])
 def test_a_fork_token_cannot_comment_and_the_check_still_reports(harness: Harness, how: str) -> None:
     number = harness.open_pr("night-shift/fork", {BAD: BAD_TEXT})

@@ -38,6 +38,7 @@ def changed_paths(h: Harness, sha: str) -> list[str]:
     return sorted(c.filename for c in h.sb.store.diff(info.parents[0], sha))
 
 
+@pytest.mark.real_step  # push on the real `python -m bot.cli action`
 def test_a_merge_is_rendered_and_committed_as_the_bot_fast_forward_only(harness: Harness, tmp_path: Path) -> None:
     before, after = merged(harness, "shelve/ups", {UPS: episode("2026-09-22-ups-runtime")})
     mark = len(harness.sb.calls)
