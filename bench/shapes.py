@@ -304,8 +304,8 @@ _FIELD = re.compile(r'^(id|date|display_title|tags):[ \t]*(.*)$', re.MULTILINE)
 
 
 def _split_rollup(root: Path, rollup: str, archived: tuple[str, ...], rng: random.Random) -> None:
-    """Replace the generator's one roll-up by several as `memshelf rollup` writes them (docs/
-    reference §12): each absorbs a run of the archive by date and lists its ids with titles."""
+    """Replace the generator's one roll-up by several as `memshelf rollup` writes them
+    (docs/reference.md §12): each absorbs a run of the archive by date and lists its ids with titles."""
     absorbed = []
     for rel in archived:
         fields = dict(_FIELD.findall((root / rel).read_text(encoding="utf-8")))
