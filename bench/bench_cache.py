@@ -103,19 +103,21 @@ def main(argv: list[str] | None = None) -> int:
             check = once([BOT, "render", str(ours_dir), "--check", "--no-cache"], env=env)
             assert check.code == 0, "the cached renders wrote other bytes than an uncached render"
             ro, bo, rr = map(summary, (r_ours, b_ours, r_refs))
-            vo, vr = map(summary, (v_ours, v_refs)) if v_ours else (ro, rr)
+            vo, vr = map(summary, (v_ours, v_refs)) if v_ours else (None, None)  # --skip-validate
             loads.append(load())
             rows.append({"shape": shape, "episodes": size,
-                         "validate_warm_s": vo.wall, "validate_warm_cpu_s": vo.cpu, "validate_refs_s": vr.wall,
-                         "validate_ratio": ratio(v_ours, v_refs) if v_ours else 0.0,
-                         "validate_cpu_ratio": ratio(v_ours, v_refs, "cpu") if v_ours else 0.0,
+                         "validate_warm_s": vo and vo.wall, "validate_warm_cpu_s": vo and vo.cpu,
+                         "validate_refs_s": vr and vr.wall,
+                         "validate_ratio": ratio(v_ours, v_refs) if v_ours else None,
+                         "validate_cpu_ratio": ratio(v_ours, v_refs, "cpu") if v_ours else None,
                          "render_body_s": bo.wall, "render_body_ratio": ratio(b_ours, r_refs),
                          "render_one_s": ro.wall, "render_one_cpu_s": ro.cpu, "render_refs_s": rr.wall,
                          "render_ratio": ratio(r_ours, r_refs), "render_cpu_ratio": ratio(r_ours, r_refs, "cpu"),
                          "load": loads[-1]})
             r = rows[-1]
-            print(f"{shape} {size}: warm validate {vo.wall:.2f}s vs {vr.wall:.2f}s ({r['validate_ratio']:.1f}x); "
-                  f"render after one change {ro.wall:.2f}s vs {rr.wall:.2f}s ({r['render_ratio']:.2f}x), "
+            warm = (f"warm validate {vo.wall:.2f}s vs {vr.wall:.2f}s ({r['validate_ratio']:.1f}x); "
+                    if vo and vr else "")
+            print(f"{shape} {size}: {warm}render after one change {ro.wall:.2f}s vs {rr.wall:.2f}s ({r['render_ratio']:.2f}x), "
                   f"a change the chart does not see {bo.wall:.2f}s ({r['render_body_ratio']:.2f}x) "
                   f"(load {loads[-1]})", file=sys.stderr)
             for d in (ours_dir, refs_dir):
@@ -129,8 +131,10 @@ def main(argv: list[str] | None = None) -> int:
           "render, change outside the chart's data | ratio wall |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
-        print(f"| {r['shape']} | {r['episodes']:,} | {r['validate_warm_s']:.2f} / {r['validate_warm_cpu_s']:.2f} s | "
-              f"{r['validate_refs_s']:.2f} s | {r['validate_ratio']:.1f}× | {r['validate_cpu_ratio']:.1f}× | "
+        warm = (f"{r['validate_warm_s']:.2f} / {r['validate_warm_cpu_s']:.2f} s | {r['validate_refs_s']:.2f} s | "
+                f"{r['validate_ratio']:.1f}× | {r['validate_cpu_ratio']:.1f}×" if r["validate_ratio"] is not None
+                else "— | — | — | —")
+        print(f"| {r['shape']} | {r['episodes']:,} | {warm} | "
               f"{r['render_one_s']:.2f} / {r['render_one_cpu_s']:.2f} s | {r['render_refs_s']:.2f} s | "
               f"{r['render_ratio']:.2f}× | {r['render_cpu_ratio']:.2f}× | {r['render_body_s']:.2f} s | "
               f"{r['render_body_ratio']:.2f}× |")
