@@ -114,15 +114,9 @@ def test_a_job_longer_than_the_grace_is_left_unfinished_and_runs_again_at_the_ne
         assert record is not None and record.state is State.RUNNING, record  # recorded unfinished
         assert render_commits(stage.bare) == []
         restarted = start(["worker", "--workers", "1", *stage.common()], stage.env, stage.data.parent)
-        wait_handled(store, {key}, timeout=90)
-        record = store.get(key)
-        assert record is not None and (record.state, record.runs) == (State.SUCCEEDED, 2), record
+        _ran_once_more(store, key)
     finally:
-        held.release()
-        for proc in (restarted, serve):
-            if proc is not None:
-                assert proc.stop() == 0, "\n".join(proc.lines[-20:])
-        worker.kill()
+        _stop(held, worker, restarted, serve)
     assert any(line.get("event") == "job.requeued" for line in restarted.log_objects())
     assert main_is_rendered(stage.bare, ["2026-10-11-late"]) == []
     assert len(render_commits(stage.bare)) == 1
@@ -165,14 +159,24 @@ def test_a_worker_killed_by_sigkill_takes_its_job_processes_along_and_the_job_ru
         record = store.get(key)
         assert record is not None and record.state is State.RUNNING, record
         restarted = start(["worker", "--workers", "1", *stage.common()], stage.env, stage.data.parent)
-        wait_handled(store, {key}, timeout=90)
-        record = store.get(key)
-        assert record is not None and (record.state, record.runs) == (State.SUCCEEDED, 2), record
+        _ran_once_more(store, key)
     finally:
-        held.release()
-        for proc in (restarted, serve):
-            if proc is not None:
-                assert proc.stop() == 0, "\n".join(proc.lines[-20:])
-        worker.kill()
+        _stop(held, worker, restarted, serve)
     assert main_is_rendered(stage.bare, ["2026-10-12-killed"]) == []
     assert len(render_commits(stage.bare)) == 1
+
+
+def _ran_once_more(store, key: str) -> None:
+    """The restarted worker took the unfinished job and ran it to success, a second run."""
+    wait_handled(store, {key}, timeout=90)
+    record = store.get(key)
+    assert record is not None and (record.state, record.runs) == (State.SUCCEEDED, 2), record
+
+
+def _stop(held, worker, *procs) -> None:
+    """Let the held request go, stop the App's processes cleanly, then the killed/stopped worker."""
+    held.release()
+    for proc in procs:
+        if proc is not None:
+            assert proc.stop() == 0, "\n".join(proc.lines[-20:])
+    worker.kill()
